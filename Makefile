@@ -1,0 +1,44 @@
+# Courier — `make demo` and `make test` set up everything on a fresh machine (system packages included).
+SWIFT        ?= swift
+APT_PACKAGES := libxml2-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libsqlite3-dev pkg-config
+FUZZ_SECONDS ?= 30
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: deps demo test test-tsan bench fuzz schemas clean
+
+## deps: install the system libraries Courier builds on (apt-get update once, only when one is missing)
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y $$missing; \
+	fi
+
+## demo: start the demo server in process and run the scripted tour
+demo: deps
+	$(SWIFT) run courier demo
+
+## test: build everything and run every test suite
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## test-tsan: the core, codec and schema suites under ThreadSanitizer
+test-tsan: deps
+	COURIER_LIGHT=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+## bench: release benchmarks against the peers (Benchmarks/ package)
+bench: deps
+	$(SWIFT) run -c release --package-path Benchmarks CourierBenchmarks $(GROUPS)
+
+## fuzz: run every libFuzzer target for FUZZ_SECONDS each
+fuzz: deps
+	@for target in $$(ls Fuzz/Sources 2>/dev/null); do Fuzz/run.sh $$target $(FUZZ_SECONDS) || exit 1; done
+
+## schemas: regenerate the committed protobuf descriptor sets in Schemas/
+schemas: deps
+	Schemas/generate.sh
+	Schemas/embed.sh
+
+clean:
+	rm -rf .build .build-tsan Benchmarks/.build Fuzz/.build Fuzz/corpus-work

@@ -1,0 +1,383 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import HTTPTypes
+public import Logging
+
+/// Sends ``Endpoint``s through their interceptor chain and transport, returning a raw ``Value`` or a typed
+/// model with the response metadata — or one readable ``CourierError``.
+///
+/// Every call gets a ``CallID``; cancel one call, every call of a module, or all calls. Swift task
+/// cancellation of the caller propagates into the transport. The client is `Sendable` and safe to share.
+///
+/// ```swift
+/// let client = Client(configuration: .init(interceptors: [RequestLogger()]))
+/// let reply = try await client.send(.user(id: 7), decoding: UserEnvelope.self)
+/// print(reply.value.data.name, reply.metadata.status, reply.metadata.duration)
+///
+/// let raw = try await client.send(.user(id: 7))          // Reply<Value>
+/// print(raw.value["data"]?["name"] ?? "none")
+///
+/// let call = client.dispatch(.user(id: 8))               // start now, cancel later
+/// client.cancelAll(module: "user")
+/// ```
+public final class Client: Sendable {
+    /// Client-wide settings.
+    public struct Configuration: Sendable {
+        /// Interceptors for every call, outermost of their phase.
+        public var interceptors: [any Interceptor]
+        /// The codecs, one per format.
+        public var codecs: CodecSet
+        /// The transport timeout when an endpoint sets none.
+        public var defaultTimeout: Duration?
+        /// The largest response body accepted.
+        public var maximumResponseSize: Int
+        /// The logger (calls log at debug level, with secrets redacted).
+        public var logger: Logger
+        /// The clock stages use for delays and timing.
+        public var clock: any Clock<Duration>
+
+        /// Defaults: no interceptors, the standard codecs, 60 s timeout, 64 MiB responses, no logging.
+        public init(
+            interceptors: [any Interceptor] = [], codecs: CodecSet = .standard,
+            defaultTimeout: Duration? = .seconds(60), maximumResponseSize: Int = 64 << 20,
+            logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() }),
+            clock: any Clock<Duration> = ContinuousClock()
+        ) {
+            self.interceptors = interceptors
+            self.codecs = codecs
+            self.defaultTimeout = defaultTimeout
+            self.maximumResponseSize = maximumResponseSize
+            self.logger = logger
+            self.clock = clock
+        }
+    }
+
+    /// The transport every call ends in.
+    public let transport: any Transport
+    /// The configuration.
+    public let configuration: Configuration
+
+    private struct Entry {
+        var module: String
+        var endpoint: String
+        var cancel: @Sendable () -> Void
+    }
+
+    private let calls = Locked<[CallID: Entry]>([:])
+    private let shapes = Locked<[ObjectIdentifier: ValueShape]>([:])
+
+    /// A client over `transport` (URLSession by default).
+    public init(transport: any Transport = URLSessionTransport(), configuration: Configuration = Configuration()) {
+        self.transport = transport
+        self.configuration = configuration
+    }
+
+    // MARK: - Sending
+
+    /// Sends `endpoint` and returns the decoded body as a raw ``Value``.
+    public func send(_ endpoint: Endpoint, options: CallOptions = CallOptions()) async throws -> Reply<Value> {
+        try await dispatch(endpoint, options: options).reply
+    }
+
+    /// Sends `endpoint` and decodes the body into `type`.
+    public func send<T: Decodable & Sendable>(
+        _ endpoint: Endpoint, decoding type: T.Type, options: CallOptions = CallOptions()
+    ) async throws -> Reply<T> {
+        try await dispatch(endpoint, decoding: type, options: options).reply
+    }
+
+    /// Starts `endpoint` now and returns a handle to await or cancel it.
+    public func dispatch(_ endpoint: Endpoint, options: CallOptions = CallOptions()) -> Call<Value> {
+        start(endpoint, options: options, shape: endpoint.responseShape) { $0 }
+    }
+
+    /// Starts `endpoint` now, decoding into `type`, and returns a handle to await or cancel it.
+    public func dispatch<T: Decodable & Sendable>(
+        _ endpoint: Endpoint, decoding type: T.Type, options: CallOptions = CallOptions()
+    ) -> Call<T> {
+        let shape = endpoint.responseShape ?? self.shape(of: type)
+        return start(endpoint, options: options, shape: shape) { value in
+            try ValueDecoder().decode(T.self, from: value)
+        }
+    }
+
+    private func start<T: Sendable>(
+        _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?,
+        decode: @escaping @Sendable (Value) throws -> T
+    ) -> Call<T> {
+        let id = CallID.next()
+        let handle = CancelHandle()
+        // Register before the task starts, so its own removal always comes after the insertion.
+        calls.withLock {
+            $0[id] = Entry(module: endpoint.module.name, endpoint: endpoint.name, cancel: { handle.cancel() })
+        }
+        let task = Task {
+            defer { _ = self.calls.withLock { $0.removeValue(forKey: id) } }
+            return try await self.perform(id, endpoint, options: options, shape: shape, decode: decode)
+        }
+        handle.attach { task.cancel() }
+        return Call(id: id, task: task)
+    }
+
+    /// Starts `work` as a tracked background task of `module` (see ``InterceptorContext/startBackgroundWork(_:)``).
+    private func startBackground(
+        module: String, endpoint: String, _ work: @escaping @Sendable () async -> Void
+    ) -> Task<Void, Never> {
+        let id = CallID.next()
+        let handle = CancelHandle()
+        calls.withLock {
+            $0[id] = Entry(module: module, endpoint: endpoint + " (background)", cancel: { handle.cancel() })
+        }
+        let task = Task {
+            defer { _ = self.calls.withLock { $0.removeValue(forKey: id) } }
+            await work()
+        }
+        handle.attach { task.cancel() }
+        return task
+    }
+
+    private func shape<T: Decodable>(of type: T.Type) -> ValueShape {
+        let key = ObjectIdentifier(type)
+        if let known = shapes.withLock({ $0[key] }) { return known }
+        let computed = ValueShape(of: type)
+        shapes.withLock { $0[key] = computed }
+        return computed
+    }
+
+    /// The chain `endpoint`'s calls go through.
+    public func pipeline(for endpoint: Endpoint) -> Pipeline {
+        Pipeline(
+            global: configuration.interceptors, module: endpoint.module.interceptors,
+            endpoint: endpoint.interceptors, transport: transport,
+            transportOptions: TransportOptions(
+                timeout: configuration.defaultTimeout, maximumResponseSize: configuration.maximumResponseSize))
+    }
+
+    /// Builds the chain's first request for `endpoint` (URL, header fields, body, formats).
+    public func makeRequest(for endpoint: Endpoint) throws -> CourierRequest {
+        let url = try endpoint.url()
+        var path = url.path
+        if path.isEmpty { path = "/" }
+        if let query = url.query { path += "?" + query }
+        var authority = url.host ?? ""
+        if authority.contains(":") { authority = "[\(authority)]" }
+        if let port = url.port { authority += ":\(port)" }
+        var head = HTTPRequest(method: endpoint.method, scheme: url.scheme, authority: authority, path: path)
+        head.headerFields = endpoint.module.headers
+        for field in endpoint.headers {
+            head.headerFields[field.name] = nil
+        }
+        head.headerFields.append(contentsOf: endpoint.headers)
+        var hints = CodingHints()
+        hints.messageType = endpoint.requestMessage
+        var responseHints = CodingHints()
+        responseHints.messageType = endpoint.responseMessage
+        responseHints.shape = endpoint.responseShape
+        return CourierRequest(
+            head: head, payload: endpoint.rawBody == nil ? endpoint.body : nil, body: endpoint.rawBody,
+            format: endpoint.requestFormat, hints: hints, responseFormat: endpoint.responseFormat,
+            responseHints: responseHints, timeout: endpoint.timeout, isReplayable: endpoint.isReplayable)
+    }
+
+    private func perform<T: Sendable>(
+        _ id: CallID, _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?,
+        decode: @Sendable (Value) throws -> T
+    ) async throws -> Reply<T> {
+        var logger = configuration.logger
+        logger[metadataKey: "call"] = "\(id)"
+        var context = InterceptorContext(
+            callID: id, endpoint: endpoint, codecs: configuration.codecs, logger: logger, clock: configuration.clock)
+        context.backgroundStarter = BackgroundStarter { [weak self] module, endpoint, work in
+            guard let self else { return Task { await work() } }
+            return self.startBackground(module: module, endpoint: endpoint, work)
+        }
+        var errorContext = context.errorContext
+        let clock = ContinuousClock()
+        let started = clock.now
+        let startDate = Date()
+        let recorder = options.trace ? TraceRecorder() : nil
+        do {
+            var request = try makeRequest(for: endpoint)
+            if request.responseHints.shape == nil { request.responseHints.shape = shape }
+            if let timeout = options.timeout { request.timeout = timeout }
+            errorContext.request = request.summary
+            logger.debug("send", metadata: ["module": "\(endpoint.module.name)", "endpoint": "\(endpoint.name)",
+                                            "request": "\(request.summary)"])
+            let response = try await pipeline(for: endpoint).execute(request, context: context, recorder: recorder)
+            errorContext.status = Int(response.head.status.code)
+            let value = try check(response, context: context)
+            let decoded: T
+            do {
+                decoded = try decode(value)
+            } catch {
+                throw CourierError.wrap(error, as: .typeMismatch)
+            }
+            let metadata = ResponseMetadata(
+                callID: id, status: response.head.status, headerFields: response.head.headerFields,
+                body: response.body, format: response.format, source: response.source, startDate: startDate,
+                duration: clock.now - started, trace: recorder?.trace)
+            logger.debug("done", metadata: ["status": "\(response.head.status.code)",
+                                            "duration": "\(metadata.duration)", "source": "\(response.source)"])
+            return Reply(value: decoded, metadata: metadata)
+        } catch {
+            var failure = CourierError.wrap(error, as: .transportFailure)
+            if failure.category == .transport, Task.isCancelled { failure = CourierError(.cancelled, underlying: error) }
+            failure = failure.adding(errorContext)
+            if let recorder { failure.trace = recorder.trace }
+            logger.debug("failed", metadata: ["error": "\(failure)"])
+            throw failure
+        }
+    }
+
+    /// The built-in outermost step: HTTP error statuses and business codes become errors.
+    private func check(_ response: CourierResponse, context: InterceptorContext) throws -> Value {
+        let business = context.businessFailure(in: response)
+        guard response.isSuccessful else {
+            var error = CourierError(.http(status: Int(response.head.status.code)))
+            error.context.status = Int(response.head.status.code)
+            if let business, let message = business.serverMessage, !message.isEmpty {
+                error.detail = "The server said: \(message) (code \(business.code))"
+            } else if let message = response.value?["message"]?.stringValue, !message.isEmpty {
+                error.detail = "The server said: \(message)"
+            }
+            throw error
+        }
+        if let business {
+            var error = CourierError(.business)
+            error.businessFailure = business
+            error.context.status = Int(response.head.status.code)
+            throw error
+        }
+        return response.value ?? .null
+    }
+
+    // MARK: - Cancellation
+
+    /// Cancels the call with `id`; returns whether it was running.
+    @discardableResult
+    public func cancel(_ id: CallID) -> Bool {
+        guard let entry = calls.withLock({ $0[id] }) else { return false }
+        entry.cancel()
+        return true
+    }
+
+    /// Cancels every running call of the module named `module`; returns how many.
+    @discardableResult
+    public func cancelAll(module: String) -> Int {
+        let entries = calls.withLock { $0.values.filter { $0.module == module } }
+        for entry in entries { entry.cancel() }
+        return entries.count
+    }
+
+    /// Cancels every running call; returns how many.
+    @discardableResult
+    public func cancelAll() -> Int {
+        let entries = calls.withLock { Array($0.values) }
+        for entry in entries { entry.cancel() }
+        return entries.count
+    }
+
+    /// The calls running now: id, module and endpoint names.
+    public var runningCalls: [(id: CallID, module: String, endpoint: String)] {
+        calls.withLock { $0.map { ($0.key, $0.value.module, $0.value.endpoint) }.sorted { $0.id < $1.id } }
+    }
+}
+
+/// Cancels a task that may not exist yet: a cancel before ``attach(_:)`` is applied on attach.
+final class CancelHandle: Sendable {
+    private let state = Locked<(cancel: (@Sendable () -> Void)?, cancelled: Bool)>((nil, false))
+
+    func attach(_ cancel: @escaping @Sendable () -> Void) {
+        let cancelNow = state.withLock { state -> Bool in
+            state.cancel = cancel
+            return state.cancelled
+        }
+        if cancelNow { cancel() }
+    }
+
+    func cancel() {
+        let action = state.withLock { state -> (@Sendable () -> Void)? in
+            state.cancelled = true
+            return state.cancel
+        }
+        action?()
+    }
+}
+
+/// Per-call options.
+///
+/// ```swift
+/// let reply = try await client.send(.user(id: 7), options: .init(trace: true, timeout: .seconds(2)))
+/// ```
+public struct CallOptions: Sendable {
+    /// Record a ``CallTrace`` of every stage (in ``ResponseMetadata/trace`` and on errors).
+    public var trace: Bool
+    /// Overrides the endpoint's timeout for this call.
+    public var timeout: Duration?
+
+    /// Options.
+    public init(trace: Bool = false, timeout: Duration? = nil) {
+        self.trace = trace
+        self.timeout = timeout
+    }
+}
+
+/// A dispatched call: its id, and its result to await.
+///
+/// ```swift
+/// let call = client.dispatch(.user(id: 7))
+/// print(call.id)
+/// let reply = try await call.reply
+/// ```
+public struct Call<T: Sendable>: Sendable {
+    /// The call's identifier.
+    public let id: CallID
+    let task: Task<Reply<T>, any Error>
+
+    /// The result; cancelling the awaiting task cancels the call.
+    public var reply: Reply<T> {
+        get async throws {
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        }
+    }
+
+    /// Cancels the call.
+    public func cancel() { task.cancel() }
+}
+
+/// A call's result: the value (raw or typed) and the response metadata.
+public struct Reply<T: Sendable>: Sendable {
+    /// The decoded body.
+    public var value: T
+    /// Status, header fields, timing, source and trace.
+    public var metadata: ResponseMetadata
+}
+
+/// What came with a response besides its value.
+public struct ResponseMetadata: Sendable {
+    /// The call's identifier.
+    public var callID: CallID
+    /// The HTTP status.
+    public var status: HTTPResponse.Status
+    /// The response header fields.
+    public var headerFields: HTTPFields
+    /// The body bytes as received (after decryption).
+    public var body: Data
+    /// The body's format.
+    public var format: ContentFormat?
+    /// Network, cache, ...
+    public var source: ResponseSource
+    /// When the call started.
+    public var startDate: Date
+    /// How long the call took.
+    public var duration: Duration
+    /// The trace, when the call asked for one.
+    public var trace: CallTrace?
+}

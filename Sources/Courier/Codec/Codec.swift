@@ -1,0 +1,182 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// A wire format Courier can encode to and decode from. An open set: add your own as a static member.
+///
+/// ```swift
+/// extension ContentFormat {
+///     static let msgpack = ContentFormat("msgpack", mediaType: "application/msgpack")
+/// }
+/// ```
+public struct ContentFormat: Hashable, Sendable, CustomStringConvertible {
+    /// A short lower-case name (`json`, `xml`, `protobuf`).
+    public var name: String
+    /// The media type written to `Content-Type` and `Accept`.
+    public var mediaType: String
+
+    /// A format with a name and a media type.
+    public init(_ name: String, mediaType: String) {
+        self.name = name
+        self.mediaType = mediaType
+    }
+
+    /// JSON (RFC 8259), `application/json`.
+    public static let json = ContentFormat("json", mediaType: "application/json")
+    /// XML, `application/xml`.
+    public static let xml = ContentFormat("xml", mediaType: "application/xml")
+    /// Protocol Buffers binary wire format, `application/x-protobuf`.
+    public static let protobuf = ContentFormat("protobuf", mediaType: "application/x-protobuf")
+    /// HTML form encoding, `application/x-www-form-urlencoded`.
+    public static let form = ContentFormat("form", mediaType: "application/x-www-form-urlencoded")
+    /// Plain text, `text/plain`.
+    public static let text = ContentFormat("text", mediaType: "text/plain")
+    /// Opaque bytes, `application/octet-stream`.
+    public static let binary = ContentFormat("binary", mediaType: "application/octet-stream")
+
+    public var description: String { name }
+
+    /// The formats Courier knows by name.
+    public static let known: [ContentFormat] = [.json, .xml, .protobuf, .form, .text, .binary]
+
+    /// The format named `name` (`json`, `xml`, `protobuf`/`pb`, `form`, `text`, `binary`).
+    public init?(name: String) {
+        let lowered = name.lowercased()
+        if lowered == "pb" || lowered == "proto" {
+            self = .protobuf
+            return
+        }
+        guard let found = Self.known.first(where: { $0.name == lowered }) else { return nil }
+        self = found
+    }
+
+    /// The format a `Content-Type` header value names, if Courier knows it.
+    public init?(contentType: String) {
+        let essence = String(contentType.split(separator: ";").first ?? "")
+            .filter { $0 != " " && $0 != "\t" }.lowercased()
+        switch essence {
+        case "application/json", "text/json": self = .json
+        case "application/xml", "text/xml": self = .xml
+        case "application/x-protobuf", "application/protobuf", "application/vnd.google.protobuf",
+            "application/octet-stream+protobuf":
+            self = .protobuf
+        case "application/x-www-form-urlencoded": self = .form
+        case "text/plain": self = .text
+        case "application/octet-stream": self = .binary
+        default:
+            if essence.hasSuffix("+json") {
+                self = .json
+            } else if essence.hasSuffix("+xml") {
+                self = .xml
+            } else {
+                return nil
+            }
+        }
+    }
+}
+
+/// What a codec may need to know beyond the bytes: the protobuf message type, the XML root name, the
+/// expected shape for schema-guided decoding. Options are `var`s with safe defaults.
+///
+/// ```swift
+/// var hints = CodingHints()
+/// hints.messageType = "demo.UserList"
+/// let value = try codecs.decode(body, format: .protobuf, hints: hints)
+/// ```
+public struct CodingHints: Sendable {
+    /// The full protobuf message name (`demo.UserList`); required by schema-driven protobuf codecs.
+    public var messageType: String?
+    /// The XML root element name used when encoding (default `response` / `request`).
+    public var rootName: String?
+    /// The expected shape, used by formats that cannot tell an array of one from a single value or a
+    /// number from text (XML).
+    public var shape: ValueShape?
+
+    /// No hints.
+    public init() {}
+}
+
+/// Turns bytes of one format into a ``Value`` and back. Implement it to teach Courier a format; the
+/// pipeline picks a codec by ``ContentFormat`` from the client's ``CodecSet``.
+///
+/// Implementations throw ``CourierError`` with a decoding or encoding code and, where they know it,
+/// the line and column (``CourierError/Context``).
+///
+/// ```swift
+/// struct UppercaseTextCodec: Codec {
+///     var format: ContentFormat { .text }
+///     func decode(_ data: Data, hints: CodingHints) throws -> Value {
+///         .string(String(decoding: data, as: UTF8.self).uppercased())
+///     }
+///     func encode(_ value: Value, hints: CodingHints) throws -> Data {
+///         Data((value.stringValue ?? "").utf8)
+///     }
+/// }
+/// ```
+public protocol Codec: Sendable {
+    /// The format this codec reads and writes.
+    var format: ContentFormat { get }
+    /// Decodes a whole body.
+    func decode(_ data: Data, hints: CodingHints) throws -> Value
+    /// Encodes a value into a whole body.
+    func encode(_ value: Value, hints: CodingHints) throws -> Data
+}
+
+/// The codecs a client uses, one per format, passed explicitly (there is no global codec table).
+///
+/// ```swift
+/// var codecs = CodecSet.standard          // JSON, form and text, built into the core
+/// codecs.register(XMLCodec())             // from CourierCodecs
+/// let client = Client(modules: [users], configuration: .init(codecs: codecs))
+/// ```
+public struct CodecSet: Sendable {
+    private var byName: [String: any Codec] = [:]
+
+    /// An empty set.
+    public init() {}
+
+    /// A set holding `codecs` (a later one replaces an earlier one of the same format).
+    public init(_ codecs: [any Codec]) {
+        for codec in codecs { register(codec) }
+    }
+
+    /// Adds or replaces the codec for its format.
+    public mutating func register(_ codec: any Codec) {
+        byName[codec.format.name] = codec
+    }
+
+    /// A copy with `codec` added.
+    public func adding(_ codec: any Codec) -> CodecSet {
+        var copy = self
+        copy.register(codec)
+        return copy
+    }
+
+    /// The codec for `format`, if registered.
+    public func codec(for format: ContentFormat) -> (any Codec)? {
+        byName[format.name]
+    }
+
+    /// The formats registered.
+    public var formats: [String] { byName.keys.sorted() }
+
+    /// The codec for `format`, or a ``CourierError`` with code ``CourierError/Code/missingCodec``.
+    public func require(_ format: ContentFormat) throws -> any Codec {
+        guard let codec = byName[format.name] else {
+            throw CourierError(.missingCodec, detail: "no codec is registered for \(format.name)")
+        }
+        return codec
+    }
+
+    /// Decodes `data` of `format`.
+    public func decode(_ data: Data, format: ContentFormat, hints: CodingHints = CodingHints()) throws -> Value {
+        try require(format).decode(data, hints: hints)
+    }
+
+    /// Encodes `value` as `format`.
+    public func encode(_ value: Value, format: ContentFormat, hints: CodingHints = CodingHints()) throws -> Data {
+        try require(format).encode(value, hints: hints)
+    }
+}

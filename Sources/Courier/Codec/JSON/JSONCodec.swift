@@ -1,0 +1,163 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// JSON (RFC 8259) ⇄ ``Value``: a strict, fast, bounded codec.
+///
+/// Decoding is strict: invalid UTF-8, lone surrogates in `\u` escapes, trailing commas, leading zeros,
+/// `NaN`/`Infinity`, unescaped control characters and (unless ``Options/allowsByteOrderMark`` is set) a
+/// leading byte order mark are all rejected with a ``CourierError`` that names the 1-based line and
+/// column. Numbers keep their exactness: integers that fit 64 bits become ``Value/int(_:)`` (or
+/// ``Value/uint(_:)`` above `Int64.max`), decimals become ``Value/double(_:)`` only when the double
+/// reproduces the text's value exactly, and everything else becomes ``Value/number(_:)`` with its exact
+/// digits. Object members keep their order, so decoding and re-encoding compact JSON reproduces it.
+///
+/// ```swift
+/// let codec = JSONCodec()
+/// let value = try codec.decode(Array(#"{"id":7,"price":19.99}"#.utf8))
+/// value["price"]                          // .double(19.99)
+///
+/// var options = JSONCodec.Options()
+/// options.pretty = true
+/// options.sortedKeys = true
+/// let text: [UInt8] = try JSONCodec(options: options).encode(value)
+/// ```
+public struct JSONCodec: Codec {
+    /// What to do when an object names the same member twice.
+    ///
+    /// ```swift
+    /// var options = JSONCodec.Options()
+    /// options.duplicateKeys = .reject
+    /// ```
+    public struct DuplicateKeyPolicy: Hashable, Sendable, CustomStringConvertible {
+        enum Base: Hashable { case lastWins, firstWins, reject }
+        let base: Base
+
+        /// The member keeps the position where its name first appeared and takes the last value
+        /// (what most JSON parsers do). The default.
+        public static let lastWins = DuplicateKeyPolicy(base: .lastWins)
+        /// The first value is kept; later ones are ignored.
+        public static let firstWins = DuplicateKeyPolicy(base: .firstWins)
+        /// A repeated name is an error (``CourierError/Code/malformedInput`` with the repeat's position).
+        public static let reject = DuplicateKeyPolicy(base: .reject)
+
+        public var description: String { "\(base)" }
+    }
+
+    /// How the codec reads and writes. Every option has a safe default.
+    ///
+    /// ```swift
+    /// var options = JSONCodec.Options()
+    /// options.maximumDepth = 64
+    /// options.maximumInputSize = 1 << 20
+    /// let codec = JSONCodec(options: options)
+    /// ```
+    public struct Options: Sendable {
+        /// The deepest nesting of arrays and objects accepted when decoding and written when encoding;
+        /// deeper input fails with ``CourierError/Code/depthLimitExceeded``. Default 512.
+        public var maximumDepth = 512
+        /// What to do with repeated member names. Default ``DuplicateKeyPolicy/lastWins``.
+        public var duplicateKeys = DuplicateKeyPolicy.lastWins
+        /// The largest input accepted, in bytes; larger input fails with
+        /// ``CourierError/Code/sizeLimitExceeded`` before parsing starts. Default 128 MiB.
+        public var maximumInputSize = 128 << 20
+        /// Whether a leading UTF-8 byte order mark (EF BB BF) is skipped. RFC 8259 §8.1 forbids
+        /// senders from adding one and lets parsers ignore it; Courier is strict by default and rejects it.
+        public var allowsByteOrderMark = false
+        /// Whether output is indented (two spaces, one member per line, `"key": value`). Default `false`.
+        public var pretty = false
+        /// Whether object members are written sorted by name instead of in their order. Default `false`.
+        public var sortedKeys = false
+        /// Whether `/` is written as `\/` (safe inside HTML `<script>`). Default `false`.
+        public var escapeSlashes = false
+
+        /// The default options.
+        public init() {}
+    }
+
+    /// The codec's options.
+    public var options: Options
+
+    /// A codec with `options`.
+    public init(options: Options = Options()) {
+        self.options = options
+    }
+
+    /// ``ContentFormat/json``.
+    public var format: ContentFormat { .json }
+
+    // MARK: Decoding
+
+    /// Decodes a whole JSON document. `hints` are not needed by JSON and are ignored.
+    public func decode(_ data: Data, hints: CodingHints) throws -> Value {
+        try data.withUnsafeBytes { try decode($0) }
+    }
+
+    /// Decodes a whole JSON document from bytes.
+    public func decode(_ bytes: some Collection<UInt8>) throws -> Value {
+        if let result = try bytes.withContiguousStorageIfAvailable({ try decode(UnsafeRawBufferPointer($0)) }) {
+            return result
+        }
+        return try Array(bytes).withUnsafeBytes { try decode($0) }
+    }
+
+    /// Decodes a whole JSON document from raw memory (the fastest entry point).
+    public func decode(_ buffer: UnsafeRawBufferPointer) throws -> Value {
+        guard buffer.count <= options.maximumInputSize else {
+            throw CourierError(
+                .sizeLimitExceeded,
+                detail: "the JSON input is \(buffer.count) bytes; the limit is \(options.maximumInputSize)")
+        }
+        guard let base = buffer.baseAddress, buffer.count > 0 else {
+            throw CourierError(
+                .malformedInput, detail: "The input is empty at line 1, column 1.", context: .init(line: 1, column: 1, offset: 0))
+        }
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        var start = 0
+        if buffer.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            guard options.allowsByteOrderMark else {
+                throw CourierError(
+                    .malformedInput, detail: "a byte order mark is not allowed at the start of JSON text",
+                    context: .init(line: 1, column: 1))
+            }
+            start = 3
+        }
+        var parser = JSONParser(
+            bytes: bytes + start, count: buffer.count - start, maximumDepth: options.maximumDepth,
+            duplicateKeys: options.duplicateKeys)
+        do {
+            return try parser.parse()
+        } catch {
+            let offset = error.offset + start
+            let (line, column) = JSONParser.location(of: offset, in: bytes, count: buffer.count)
+            throw CourierError(
+                error.code, detail: "\(error.reason.prefix(1).uppercased())\(error.reason.dropFirst()) at line \(line), column \(column).",
+                context: .init(line: line, column: column, offset: offset))
+        }
+    }
+
+    // MARK: Encoding
+
+    /// Encodes `value` as JSON text. `hints` are not needed by JSON and are ignored.
+    ///
+    /// Fails with ``CourierError/Code/encodingFailed`` for a non-finite double or a ``Value/number(_:)``
+    /// that is not a JSON number, and with ``CourierError/Code/depthLimitExceeded`` past
+    /// ``Options/maximumDepth``.
+    public func encode(_ value: Value, hints: CodingHints) throws -> Data {
+        Data(try encode(value) as [UInt8])
+    }
+
+    /// Encodes `value` as JSON text bytes.
+    public func encode(_ value: Value) throws -> [UInt8] {
+        var writer = JSONWriter(options: options)
+        try writer.write(value)
+        return writer.output
+    }
+
+    /// Encodes `value` as a JSON string.
+    public func encodeString(_ value: Value) throws -> String {
+        String(decoding: try encode(value) as [UInt8], as: UTF8.self)
+    }
+}

@@ -1,0 +1,670 @@
+// A strict RFC 8259 parser over raw bytes, producing a `Value`.
+//
+// The parser is iterative (an explicit stack of open containers), so hostile nesting can never
+// overflow the call stack; the depth limit bounds the explicit stack as well. It never builds a
+// `String` per character: ASCII strings without escapes are scanned eight bytes at a time and turned
+// into a `String` with one `String(decoding:as:)` call.
+
+/// A syntax failure found by ``JSONParser``: the error code, a reason and the byte offset. Turned into a
+/// ``CourierError`` with line and column by ``JSONCodec``.
+struct JSONParseFailure: Error {
+    var code: CourierError.Code
+    var reason: String
+    var offset: Int
+}
+
+struct JSONParser {
+    private let bytes: UnsafePointer<UInt8>
+    private let count: Int
+    private var pos = 0
+    private let maximumDepth: Int
+    private let duplicateKeys: JSONCodec.DuplicateKeyPolicy
+    private var scratch: [UInt8] = []
+
+    private struct CachedString {
+        var low: UInt64
+        var high: UInt64  // the top byte holds the length, so an empty slot (all ones) never matches
+        var string: String
+    }
+
+    private var stringCache = [CachedString](repeating: CachedString(low: 0, high: .max, string: ""), count: 128)
+    private var lastStringHadEscapes = false
+
+    // Members of all open containers, innermost last: elements and values, names, and for each name the
+    // byte offset of its opening quote and its raw length between the quotes (-1 when it had escapes).
+    // The stacks never shrink: slots at and above the tops hold trivial placeholders (`.null`, `""`).
+    private var values: [Value] = []
+    private var keys: [String] = []
+    private var spans: [Int] = []
+    private var valueTop = 0
+    private var keyTop = 0
+
+    /// One open container: where its elements and names start on the stacks.
+    private struct Frame {
+        var isObject: Bool
+        var valueStart: Int
+        var keyStart: Int
+    }
+
+    init(bytes: UnsafePointer<UInt8>, count: Int, maximumDepth: Int, duplicateKeys: JSONCodec.DuplicateKeyPolicy) {
+        self.bytes = bytes
+        self.count = count
+        self.maximumDepth = maximumDepth
+        self.duplicateKeys = duplicateKeys
+        values.reserveCapacity(64)
+        keys.reserveCapacity(32)
+        spans.reserveCapacity(64)
+    }
+
+    // MARK: - Structure
+
+    /// Parses the whole input as exactly one JSON value surrounded by optional whitespace.
+    mutating func parse() throws(JSONParseFailure) -> Value {
+        var frames: [Frame] = []
+        frames.reserveCapacity(16)
+        var value: Value
+
+        parsing: while true {
+            skipWhitespace()
+            guard pos < count else {
+                throw fail(frames.isEmpty && valueTop == 0 ? "the input is empty" : "unexpected end of input")
+            }
+            switch bytes[pos] {
+            case UInt8(ascii: "{"):
+                guard frames.count < maximumDepth else { throw depthFailure() }
+                pos += 1
+                skipWhitespace()
+                if pos < count, bytes[pos] == UInt8(ascii: "}") {
+                    pos += 1
+                    value = .object(Value.Object())
+                } else {
+                    frames.append(Frame(isObject: true, valueStart: valueTop, keyStart: keyTop))
+                    try parseMemberName()
+                    continue parsing
+                }
+            case UInt8(ascii: "["):
+                guard frames.count < maximumDepth else { throw depthFailure() }
+                pos += 1
+                skipWhitespace()
+                if pos < count, bytes[pos] == UInt8(ascii: "]") {
+                    pos += 1
+                    value = .array([])
+                } else {
+                    frames.append(Frame(isObject: false, valueStart: valueTop, keyStart: keyTop))
+                    continue parsing
+                }
+            case UInt8(ascii: "\""):
+                value = .string(try parseString())
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                value = .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                value = .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                value = .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                value = try parseNumber()
+            case UInt8(ascii: "]") where frames.last.map { !$0.isObject } ?? false:
+                throw fail("a trailing comma before ']' is not allowed")
+            case UInt8(ascii: "}"):
+                throw fail("unexpected '}'")
+            default:
+                throw fail("unexpected \(describe(bytes[pos])); expected a value")
+            }
+
+            // Attach the finished value to the open container; close containers as they end.
+            while true {
+                guard let frame = frames.last else {
+                    skipWhitespace()
+                    guard pos == count else { throw fail("unexpected \(describe(bytes[pos])) after the value") }
+                    return value
+                }
+                if valueTop < values.count {
+                    values[valueTop] = value
+                } else {
+                    values.append(value)
+                }
+                valueTop += 1
+                skipWhitespace()
+                guard pos < count else {
+                    throw fail(frame.isObject ? "unexpected end of input in an object" : "unexpected end of input in an array")
+                }
+                let c = bytes[pos]
+                if c == UInt8(ascii: ",") {
+                    pos += 1
+                    if frame.isObject {
+                        skipWhitespace()
+                        try parseMemberName()
+                    }
+                    continue parsing
+                }
+                if frame.isObject {
+                    guard c == UInt8(ascii: "}") else {
+                        throw fail("expected ',' or '}' after an object member, found \(describe(c))")
+                    }
+                    pos += 1
+                    value = .object(try closeObject(frame))
+                } else {
+                    guard c == UInt8(ascii: "]") else {
+                        throw fail("expected ',' or ']' after an array element, found \(describe(c))")
+                    }
+                    pos += 1
+                    value = .array(takeValues(from: frame.valueStart))
+                }
+                frames.removeLast()
+            }
+        }
+    }
+
+    private func depthFailure() -> JSONParseFailure {
+        JSONParseFailure(code: .depthLimitExceeded, reason: "nesting deeper than \(maximumDepth) levels", offset: pos)
+    }
+
+    /// Moves `values[start...]` into a new array of exactly that size and shrinks the stack.
+    private mutating func takeValues(from start: Int) -> [Value] {
+        let n = valueTop - start
+        let taken = [Value](unsafeUninitializedCapacity: n) { buffer, initialized in
+            values.withUnsafeMutableBufferPointer { stack in
+                let source = stack.baseAddress! + start
+                buffer.baseAddress!.moveInitialize(from: source, count: n)
+                source.initialize(repeating: .null, count: n)
+            }
+            initialized = n
+        }
+        valueTop = start
+        return taken
+    }
+
+    private mutating func takeKeys(from start: Int) -> [String] {
+        let n = keyTop - start
+        let taken = [String](unsafeUninitializedCapacity: n) { buffer, initialized in
+            keys.withUnsafeMutableBufferPointer { stack in
+                let source = stack.baseAddress! + start
+                buffer.baseAddress!.moveInitialize(from: source, count: n)
+                source.initialize(repeating: "", count: n)
+            }
+            initialized = n
+        }
+        keyTop = start
+        return taken
+    }
+
+    /// Builds the object of the closing frame, applying the duplicate-key policy.
+    private mutating func closeObject(_ frame: Frame) throws(JSONParseFailure) -> Value.Object {
+        let n = keyTop - frame.keyStart
+        if n <= 16 && !hasDuplicateOrEscapedKey(from: frame.keyStart) {
+            return Value.Object(uncheckedUniqueKeys: takeKeys(from: frame.keyStart), values: takeValues(from: frame.valueStart))
+        }
+        var object = Value.Object(minimumCapacity: n)
+        for i in 0..<n {
+            let key = keys[frame.keyStart + i]
+            if object.contains(key) {
+                switch duplicateKeys.base {
+                case .lastWins: object.updateValue(values[frame.valueStart + i], forKey: key)
+                case .firstWins: break
+                case .reject:
+                    throw JSONParseFailure(
+                        code: .malformedInput, reason: "the member name \"\(key)\" appears twice",
+                        offset: spans[2 * (frame.keyStart + i)])
+                }
+            } else {
+                object.append(key, values[frame.valueStart + i])
+            }
+        }
+        _ = takeKeys(from: frame.keyStart)
+        _ = takeValues(from: frame.valueStart)
+        return object
+    }
+
+    /// Compares the raw names of a small object pairwise (lengths first); escaped names need the slow path.
+    private func hasDuplicateOrEscapedKey(from keyStart: Int) -> Bool {
+        let end = keyTop
+        var i = keyStart
+        while i < end {
+            let length = spans[2 * i + 1]
+            if length < 0 { return true }
+            let name = bytes + spans[2 * i] + 1
+            var j = keyStart
+            while j < i {
+                if spans[2 * j + 1] == length {
+                    let other = bytes + spans[2 * j] + 1
+                    var k = 0
+                    while k < length && name[k] == other[k] { k += 1 }
+                    if k == length { return true }
+                }
+                j += 1
+            }
+            i += 1
+        }
+        return false
+    }
+
+    /// Reads `"name"` and the following `:` onto the name stacks (the cursor is at the opening quote).
+    private mutating func parseMemberName() throws(JSONParseFailure) {
+        guard pos < count else { throw fail("unexpected end of input in an object") }
+        guard bytes[pos] == UInt8(ascii: "\"") else {
+            if bytes[pos] == UInt8(ascii: "}") { throw fail("a trailing comma before '}' is not allowed") }
+            throw fail("expected a member name in double quotes, found \(describe(bytes[pos]))")
+        }
+        let start = pos
+        let name = try parseString(cacheBase: 0)
+        let length = lastStringHadEscapes ? -1 : pos - start - 2
+        if keyTop < keys.count {
+            keys[keyTop] = name
+            spans[2 * keyTop] = start
+            spans[2 * keyTop + 1] = length
+        } else {
+            keys.append(name)
+            spans.append(start)
+            spans.append(length)
+        }
+        keyTop += 1
+        skipWhitespace()
+        guard pos < count, bytes[pos] == UInt8(ascii: ":") else {
+            throw fail(pos < count ? "expected ':' after a member name, found \(describe(bytes[pos]))"
+                : "unexpected end of input after a member name")
+        }
+        pos += 1
+    }
+
+    @inline(__always)
+    private mutating func skipWhitespace() {
+        while pos < count {
+            switch bytes[pos] {
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): pos += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseFailure) {
+        let n = literal.utf8CodeUnitCount
+        let text = literal.utf8Start
+        for i in 0..<n {
+            guard pos + i < count, bytes[pos + i] == text[i] else {
+                throw fail(pos + i < count ? "invalid literal; expected '\(literal)'" : "unexpected end of input in a literal")
+            }
+        }
+        pos += n
+    }
+
+    // MARK: - Strings
+
+    /// Parses a string; the cursor is at the opening quote and ends after the closing quote.
+    /// `cacheBase` picks the half of the short-string cache: member names (0) and values (64) are kept
+    /// apart so that one-off values cannot evict the names, which repeat in every object.
+    private mutating func parseString(cacheBase: Int = 64) throws(JSONParseFailure) -> String {
+        lastStringHadEscapes = false
+        pos += 1
+        let begin = pos
+        var p = pos
+        while true {
+            // Skip eight plain ASCII bytes at a time.
+            while p + 8 <= count, !Self.needsAttention(UnsafeRawPointer(bytes + p).loadUnaligned(as: UInt64.self)) {
+                p += 8
+            }
+            guard p < count else {
+                pos = p
+                throw fail("unterminated string")
+            }
+            let b = bytes[p]
+            if b == UInt8(ascii: "\"") {
+                pos = p + 1
+                if p - begin <= 15 { return shortString(begin, p - begin, cacheBase) }
+                return String(decoding: UnsafeBufferPointer(start: bytes + begin, count: p - begin), as: UTF8.self)
+            } else if b == UInt8(ascii: "\\") {
+                lastStringHadEscapes = true
+                return try parseEscapedString(begin: begin, from: p)
+            } else if b < 0x20 {
+                pos = p
+                throw fail("unescaped control character \(describe(b)) in a string")
+            } else if b >= 0x80 {
+                p = try validateUTF8Sequence(at: p)
+            } else {
+                p += 1
+            }
+        }
+    }
+
+    /// A string of at most 15 bytes (stored inline by `String`), from a small cache keyed by its bytes:
+    /// member names and short values repeat a lot, and a hit skips validating and building the string.
+    @inline(__always)
+    private mutating func shortString(_ begin: Int, _ length: Int, _ cacheBase: Int) -> String {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        withUnsafeMutableBytes(of: &low) { low in
+            withUnsafeMutableBytes(of: &high) { high in
+                var i = 0
+                while i < length && i < 8 {
+                    low[i] = bytes[begin + i]
+                    i += 1
+                }
+                while i < length {
+                    high[i - 8] = bytes[begin + i]
+                    i += 1
+                }
+                high[7] = UInt8(truncatingIfNeeded: length)  // byte 15 is never part of a short string
+            }
+        }
+        let slot = cacheBase + Int(truncatingIfNeeded: (((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xBF58_476D_1CE4_E5B9) >> 58)
+        if stringCache[slot].low == low && stringCache[slot].high == high { return stringCache[slot].string }
+        let string = String(decoding: UnsafeBufferPointer(start: bytes + begin, count: length), as: UTF8.self)
+        stringCache[slot] = CachedString(low: low, high: high, string: string)
+        return string
+    }
+
+    /// Whether any of the eight bytes is `"`, `\`, a control character or non-ASCII.
+    @inline(__always)
+    private static func needsAttention(_ x: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let quote = x ^ (ones &* 0x22)
+        let backslash = x ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote
+        let hasBackslash = (backslash &- ones) & ~backslash
+        let hasControl = (x &- ones &* 0x20) & ~x
+        return (hasQuote | hasBackslash | hasControl | x) & high != 0
+    }
+
+    /// Checks one multi-byte UTF-8 sequence starting at `p`; returns the offset after it.
+    @inline(__always)
+    private mutating func validateUTF8Sequence(at p: Int) throws(JSONParseFailure) -> Int {
+        let b0 = bytes[p]
+        @inline(__always) func continuation(_ i: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
+            i < count && bytes[i] >= low && bytes[i] <= high
+        }
+        let ok: Bool
+        let length: Int
+        switch b0 {
+        case 0xC2...0xDF:
+            length = 2
+            ok = continuation(p + 1)
+        case 0xE0:
+            length = 3
+            ok = continuation(p + 1, 0xA0) && continuation(p + 2)
+        case 0xE1...0xEC, 0xEE...0xEF:
+            length = 3
+            ok = continuation(p + 1) && continuation(p + 2)
+        case 0xED:
+            length = 3
+            ok = continuation(p + 1, 0x80, 0x9F) && continuation(p + 2)
+        case 0xF0:
+            length = 4
+            ok = continuation(p + 1, 0x90) && continuation(p + 2) && continuation(p + 3)
+        case 0xF1...0xF3:
+            length = 4
+            ok = continuation(p + 1) && continuation(p + 2) && continuation(p + 3)
+        case 0xF4:
+            length = 4
+            ok = continuation(p + 1, 0x80, 0x8F) && continuation(p + 2) && continuation(p + 3)
+        default:
+            length = 1
+            ok = false
+        }
+        guard ok else {
+            throw JSONParseFailure(code: .invalidUTF8, reason: "invalid UTF-8 byte sequence in a string", offset: p)
+        }
+        return p + length
+    }
+
+    /// The slow path for strings with escapes: decodes into the scratch buffer.
+    private mutating func parseEscapedString(begin: Int, from start: Int) throws(JSONParseFailure) -> String {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(start: bytes + begin, count: start - begin))
+        var p = start
+        while true {
+            guard p < count else {
+                pos = p
+                throw fail("unterminated string")
+            }
+            let b = bytes[p]
+            switch b {
+            case UInt8(ascii: "\""):
+                pos = p + 1
+                return String(decoding: scratch, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard p + 1 < count else {
+                    pos = p + 1
+                    throw fail("unterminated string")
+                }
+                let e = bytes[p + 1]
+                p += 2
+                switch e {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(e)
+                case UInt8(ascii: "b"): scratch.append(0x08)
+                case UInt8(ascii: "f"): scratch.append(0x0C)
+                case UInt8(ascii: "n"): scratch.append(0x0A)
+                case UInt8(ascii: "r"): scratch.append(0x0D)
+                case UInt8(ascii: "t"): scratch.append(0x09)
+                case UInt8(ascii: "u"):
+                    let escapeStart = p - 2
+                    var scalar = try hex4(at: p)
+                    p += 4
+                    if scalar >= 0xD800 && scalar <= 0xDBFF {
+                        guard p + 1 < count, bytes[p] == UInt8(ascii: "\\"), bytes[p + 1] == UInt8(ascii: "u") else {
+                            throw JSONParseFailure(
+                                code: .malformedInput, reason: "a high surrogate \\u escape is not followed by a low one",
+                                offset: escapeStart)
+                        }
+                        let low = try hex4(at: p + 2)
+                        guard low >= 0xDC00 && low <= 0xDFFF else {
+                            throw JSONParseFailure(
+                                code: .malformedInput, reason: "a high surrogate \\u escape is not followed by a low one",
+                                offset: escapeStart)
+                        }
+                        p += 6
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
+                        throw JSONParseFailure(
+                            code: .malformedInput, reason: "a lone low surrogate \\u escape", offset: escapeStart)
+                    }
+                    appendUTF8(scalar)
+                default:
+                    pos = p - 1
+                    throw fail("invalid escape '\\\(describe(e))' in a string")
+                }
+            default:
+                if b < 0x20 {
+                    pos = p
+                    throw fail("unescaped control character \(describe(b)) in a string")
+                }
+                let next = b >= 0x80 ? try validateUTF8Sequence(at: p) : p + 1
+                scratch.append(contentsOf: UnsafeBufferPointer(start: bytes + p, count: next - p))
+                p = next
+            }
+        }
+    }
+
+    private mutating func hex4(at p: Int) throws(JSONParseFailure) -> UInt32 {
+        var v: UInt32 = 0
+        for i in 0..<4 {
+            guard p + i < count else {
+                pos = p + i
+                throw fail("unterminated \\u escape")
+            }
+            let c = bytes[p + i]
+            let digit: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = c &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = c &- UInt8(ascii: "a") &+ 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = c &- UInt8(ascii: "A") &+ 10
+            default:
+                pos = p + i
+                throw fail("invalid hexadecimal digit in a \\u escape")
+            }
+            v = v << 4 | UInt32(digit)
+        }
+        return v
+    }
+
+    private mutating func appendUTF8(_ scalar: UInt32) {
+        switch scalar {
+        case 0..<0x80:
+            scratch.append(UInt8(scalar))
+        case 0x80..<0x800:
+            scratch.append(UInt8(0xC0 | scalar >> 6))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            scratch.append(UInt8(0xE0 | scalar >> 12))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            scratch.append(UInt8(0xF0 | scalar >> 18))
+            scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    // MARK: - Numbers
+
+    private static let powersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+        1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// Parses a number: exact integers as `.int`/`.uint`, decimals as `.double` when the double
+    /// reproduces the text's value exactly, everything else as `.number` with its lexical form.
+    private mutating func parseNumber() throws(JSONParseFailure) -> Value {
+        let begin = pos
+        var p = pos
+        let negative = bytes[p] == UInt8(ascii: "-")
+        if negative { p += 1 }
+        guard p < count, isDigit(bytes[p]) else {
+            pos = p
+            throw fail(p < count ? "expected a digit after '-'" : "unexpected end of input in a number")
+        }
+        var mantissa: UInt64 = 0
+        var significantDigits = 0  // digits after leading zeros, integer and fraction parts
+        var overflow = false
+        @inline(__always) func accumulate(_ c: UInt8) {
+            let d = UInt64(c &- UInt8(ascii: "0"))
+            if significantDigits == 0 && d == 0 { return }
+            significantDigits += 1
+            if significantDigits > 19 {
+                let (m, o1) = mantissa.multipliedReportingOverflow(by: 10)
+                let (s, o2) = m.addingReportingOverflow(d)
+                if o1 || o2 { overflow = true } else { mantissa = s }
+            } else {
+                mantissa = mantissa &* 10 &+ d
+            }
+        }
+        if bytes[p] == UInt8(ascii: "0") {
+            p += 1
+            if p < count, isDigit(bytes[p]) {
+                pos = p
+                throw fail("leading zeros are not allowed in a number")
+            }
+        } else {
+            while p < count, isDigit(bytes[p]) {
+                accumulate(bytes[p])
+                p += 1
+            }
+        }
+        var isInteger = true
+        var fractionDigits = 0
+        if p < count, bytes[p] == UInt8(ascii: ".") {
+            isInteger = false
+            p += 1
+            guard p < count, isDigit(bytes[p]) else {
+                pos = p
+                throw fail("expected a digit after the decimal point")
+            }
+            while p < count, isDigit(bytes[p]) {
+                accumulate(bytes[p])
+                fractionDigits += 1
+                p += 1
+            }
+        }
+        var exponent = 0
+        if p < count, bytes[p] == UInt8(ascii: "e") || bytes[p] == UInt8(ascii: "E") {
+            isInteger = false
+            p += 1
+            var exponentNegative = false
+            if p < count, bytes[p] == UInt8(ascii: "+") || bytes[p] == UInt8(ascii: "-") {
+                exponentNegative = bytes[p] == UInt8(ascii: "-")
+                p += 1
+            }
+            guard p < count, isDigit(bytes[p]) else {
+                pos = p
+                throw fail("expected a digit in the exponent")
+            }
+            while p < count, isDigit(bytes[p]) {
+                if exponent < 1_000_000_000 { exponent = exponent * 10 + Int(bytes[p] &- UInt8(ascii: "0")) }
+                p += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        pos = p
+
+        if isInteger && !overflow {
+            if negative {
+                if mantissa <= UInt64(Int64.max) { return .int(-Int64(mantissa)) }
+                if mantissa == UInt64(Int64.max) + 1 { return .int(.min) }
+            } else {
+                return mantissa <= UInt64(Int64.max) ? .int(Int64(mantissa)) : .uint(mantissa)
+            }
+            return .number(lexical(begin, p))
+        }
+        if !isInteger && !overflow {
+            let decimalExponent = exponent - fractionDigits
+            if mantissa == 0 { return .double(negative ? -0.0 : 0.0) }
+            // Clinger's fast path: both operands exact, one correctly rounded operation. With at most 15
+            // significant digits the double's shortest form is the text's value again.
+            if significantDigits <= 15 && decimalExponent >= -22 && decimalExponent <= 22 {
+                var d = Double(mantissa)
+                if decimalExponent < 0 {
+                    d /= Self.powersOfTen[-decimalExponent]
+                } else {
+                    d *= Self.powersOfTen[decimalExponent]
+                }
+                return .double(negative ? -d : d)
+            }
+        }
+        // Slow path: the text becomes a double only if the double's shortest form has the same digits.
+        let text = lexical(begin, p)
+        if !isInteger, let d = Double(text), d.isFinite,
+            let fromText = ExactDecimal(lexical: text), ExactDecimal(lexical: d.description) == fromText
+        {
+            return .double(d)
+        }
+        return .number(text)
+    }
+
+    @inline(__always)
+    private func isDigit(_ c: UInt8) -> Bool { c &- UInt8(ascii: "0") < 10 }
+
+    private func lexical(_ begin: Int, _ end: Int) -> String {
+        String(decoding: UnsafeBufferPointer(start: bytes + begin, count: end - begin), as: UTF8.self)
+    }
+
+    // MARK: - Errors
+
+    private func fail(_ reason: String) -> JSONParseFailure {
+        JSONParseFailure(code: .malformedInput, reason: reason, offset: pos)
+    }
+
+    private func describe(_ byte: UInt8) -> String {
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        let hex = String(byte, radix: 16, uppercase: true)
+        return "byte 0x\(hex.count == 1 ? "0" + hex : hex)"
+    }
+
+    /// The 1-based line and column (in bytes) of `offset` in `bytes`.
+    static func location(of offset: Int, in bytes: UnsafePointer<UInt8>, count: Int) -> (line: Int, column: Int) {
+        var line = 1
+        var lineStart = 0
+        let end = min(offset, count)
+        var i = 0
+        while i < end {
+            if bytes[i] == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = i + 1
+            }
+            i += 1
+        }
+        return (line, end - lineStart + 1)
+    }
+}

@@ -1,0 +1,269 @@
+// Writes a `Value` as JSON text into a reserved `[UInt8]`.
+
+struct JSONWriter {
+    private(set) var output: [UInt8] = []
+    private let pretty: Bool
+    private let sortedKeys: Bool
+    private let escapeSlashes: Bool
+    private let maximumDepth: Int
+
+    init(options: JSONCodec.Options, capacity: Int = 1024) {
+        pretty = options.pretty
+        sortedKeys = options.sortedKeys
+        escapeSlashes = options.escapeSlashes
+        maximumDepth = options.maximumDepth
+        output.reserveCapacity(capacity)
+    }
+
+    /// Writes `value`; the coding path is rebuilt only when an error is thrown.
+    mutating func write(_ value: Value) throws(CourierError) {
+        try write(value, depth: 0)
+    }
+
+    private mutating func write(_ value: Value, depth: Int) throws(CourierError) {
+        switch value {
+        case .null: append("null")
+        case .bool(let b): append(b ? "true" : "false")
+        case .int(let i):
+            if i < 0 {
+                output.append(UInt8(ascii: "-"))
+                writeDigits(i.magnitude)
+            } else {
+                writeDigits(UInt64(i))
+            }
+        case .uint(let u): writeDigits(u)
+        case .double(let d):
+            guard d.isFinite else {
+                throw CourierError(.encodingFailed, detail: "JSON cannot represent the number \(d)")
+            }
+            var text = d.description
+            text.withUTF8 { output.append(contentsOf: $0) }
+        case .number(let text):
+            guard Self.isJSONNumber(text) else {
+                throw CourierError(.encodingFailed, detail: "\"\(text)\" is not a JSON number")
+            }
+            var text = text
+            text.withUTF8 { output.append(contentsOf: $0) }
+        case .string(let s): writeString(s)
+        case .bytes(let b):
+            output.append(UInt8(ascii: "\""))
+            Base64.encode(b, into: &output)
+            output.append(UInt8(ascii: "\""))
+        case .array(let elements):
+            guard depth < maximumDepth else { throw depthError() }
+            if elements.isEmpty {
+                append("[]")
+                return
+            }
+            output.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { output.append(UInt8(ascii: ",")) }
+                if pretty { newline(depth + 1) }
+                do {
+                    try write(element, depth: depth + 1)
+                } catch {
+                    throw prefixed(error, .index(i))
+                }
+            }
+            if pretty { newline(depth) }
+            output.append(UInt8(ascii: "]"))
+        case .object(let object):
+            guard depth < maximumDepth else { throw depthError() }
+            if object.isEmpty {
+                append("{}")
+                return
+            }
+            let members = sortedKeys ? object.sortedByKey() : object
+            output.append(UInt8(ascii: "{"))
+            let keys = members.keys
+            let values = members.values
+            for i in keys.indices {
+                if i > 0 { output.append(UInt8(ascii: ",")) }
+                if pretty { newline(depth + 1) }
+                writeString(keys[i])
+                output.append(UInt8(ascii: ":"))
+                if pretty { output.append(UInt8(ascii: " ")) }
+                do {
+                    try write(values[i], depth: depth + 1)
+                } catch {
+                    throw prefixed(error, .key(keys[i]))
+                }
+            }
+            if pretty { newline(depth) }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private func depthError() -> CourierError {
+        CourierError(.depthLimitExceeded, detail: "the value is nested deeper than \(maximumDepth) levels")
+    }
+
+    private func prefixed(_ error: CourierError, _ component: PathComponent) -> CourierError {
+        var error = error
+        error.context.codingPath.insert(component, at: 0)
+        return error
+    }
+
+    @inline(__always)
+    private mutating func append(_ text: StaticString) {
+        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private mutating func newline(_ depth: Int) {
+        output.append(UInt8(ascii: "\n"))
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
+    }
+
+    private mutating func writeDigits(_ value: UInt64) {
+        if value < 10 {
+            output.append(UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0"))
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var v = value
+            var i = buffer.count
+            while v > 0 {
+                i -= 1
+                buffer[i] = UInt8(truncatingIfNeeded: v % 10) &+ UInt8(ascii: "0")
+                v /= 10
+            }
+            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[i...]))
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private mutating func writeString(_ string: String) {
+        output.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            for i in 0..<utf8.count {
+                let b = utf8[i]
+                let escape: UInt8
+                switch b {
+                case UInt8(ascii: "\""): escape = UInt8(ascii: "\"")
+                case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
+                case UInt8(ascii: "/"):
+                    guard escapeSlashes else { continue }
+                    escape = UInt8(ascii: "/")
+                case 0x0A: escape = UInt8(ascii: "n")
+                case 0x0D: escape = UInt8(ascii: "r")
+                case 0x09: escape = UInt8(ascii: "t")
+                case 0x08: escape = UInt8(ascii: "b")
+                case 0x0C: escape = UInt8(ascii: "f")
+                case 0..<0x20: escape = UInt8(ascii: "u")
+                default: continue
+                }
+                if runStart < i { output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
+                output.append(UInt8(ascii: "\\"))
+                output.append(escape)
+                if escape == UInt8(ascii: "u") {
+                    output.append(UInt8(ascii: "0"))
+                    output.append(UInt8(ascii: "0"))
+                    output.append(Self.hexDigits[Int(b >> 4)])
+                    output.append(Self.hexDigits[Int(b & 0xF)])
+                }
+                runStart = i + 1
+            }
+            if runStart < utf8.count { output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `text` follows the JSON number grammar.
+    static func isJSONNumber(_ text: String) -> Bool {
+        var utf8 = text.utf8[...]
+        func digits() -> Int {
+            var n = 0
+            while let c = utf8.first, c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") {
+                utf8 = utf8.dropFirst()
+                n += 1
+            }
+            return n
+        }
+        if utf8.first == UInt8(ascii: "-") { utf8 = utf8.dropFirst() }
+        if utf8.first == UInt8(ascii: "0") {
+            utf8 = utf8.dropFirst()
+        } else if digits() == 0 {
+            return false
+        }
+        if utf8.first == UInt8(ascii: ".") {
+            utf8 = utf8.dropFirst()
+            if digits() == 0 { return false }
+        }
+        if let e = utf8.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            utf8 = utf8.dropFirst()
+            if let s = utf8.first, s == UInt8(ascii: "+") || s == UInt8(ascii: "-") { utf8 = utf8.dropFirst() }
+            if digits() == 0 { return false }
+        }
+        return utf8.isEmpty
+    }
+}
+
+/// Standard base64 (RFC 4648 §4, with padding), for `.bytes` in textual formats.
+enum Base64 {
+    private static let alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    static func encode(_ bytes: [UInt8], into output: inout [UInt8]) {
+        output.reserveCapacity(output.count + (bytes.count + 2) / 3 * 4)
+        var i = 0
+        while i + 3 <= bytes.count {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            output.append(alphabet[Int(n >> 18 & 63)])
+            output.append(alphabet[Int(n >> 12 & 63)])
+            output.append(alphabet[Int(n >> 6 & 63)])
+            output.append(alphabet[Int(n & 63)])
+            i += 3
+        }
+        let rest = bytes.count - i
+        if rest > 0 {
+            let n = UInt32(bytes[i]) << 16 | (rest == 2 ? UInt32(bytes[i + 1]) << 8 : 0)
+            output.append(alphabet[Int(n >> 18 & 63)])
+            output.append(alphabet[Int(n >> 12 & 63)])
+            output.append(rest == 2 ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "="))
+            output.append(UInt8(ascii: "="))
+        }
+    }
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        encode(bytes, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes standard or URL-safe base64, padded or not; ignores no other characters.
+    static func decode(_ text: String) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count / 4 * 3)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        var padding = 0
+        for c in text.utf8 {
+            let v: UInt32
+            switch c {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = UInt32(c - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): v = UInt32(c - UInt8(ascii: "a") + 26)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt32(c - UInt8(ascii: "0") + 52)
+            case UInt8(ascii: "+"), UInt8(ascii: "-"): v = 62
+            case UInt8(ascii: "/"), UInt8(ascii: "_"): v = 63
+            case UInt8(ascii: "="):
+                padding += 1
+                continue
+            default: return nil
+            }
+            guard padding == 0 else { return nil }
+            accumulator = accumulator << 6 | v
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        // Leftover bits must be zero padding; a single leftover character (6 bits) is invalid.
+        guard bits < 6, accumulator & ((1 << UInt32(bits)) - 1) == 0, padding <= 2 else { return nil }
+        return out
+    }
+}

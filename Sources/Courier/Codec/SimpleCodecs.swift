@@ -1,0 +1,118 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// `application/x-www-form-urlencoded` bodies: an object's members as `name=value` pairs (arrays repeat the
+/// name; nested objects are an encoding error). Decoding gives an object of strings (a repeated name
+/// becomes an array).
+///
+/// ```swift
+/// let body = try FormCodec().encode(["q": "swift", "page": 2], hints: CodingHints())   // q=swift&page=2
+/// ```
+public struct FormCodec: Codec {
+    public var format: ContentFormat { .form }
+
+    /// The codec.
+    public init() {}
+
+    public func decode(_ data: Data, hints: CodingHints) throws -> Value {
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw CourierError(.invalidUTF8, detail: "form body is not UTF-8")
+        }
+        var object = Value.Object()
+        for item in QueryItem.decode(text.replacingPlus()) {
+            let value: Value = item.value.map(Value.string) ?? .null
+            switch object[item.name] {
+            case nil: object.append(item.name, value)
+            case .array(var list)?:
+                list.append(value)
+                object[item.name] = .array(list)
+            case let existing?: object[item.name] = .array([existing, value])
+            }
+        }
+        return .object(object)
+    }
+
+    public func encode(_ value: Value, hints: CodingHints) throws -> Data {
+        guard case .object(let object) = value else {
+            throw CourierError(.encodingFailed, detail: "a form body must be an object, not \(value.kindName)")
+        }
+        var items: [QueryItem] = []
+        for (key, member) in object {
+            let values = member.arrayValue ?? [member]
+            for element in values {
+                if case .object = element {
+                    throw CourierError(.encodingFailed, detail: "form field '\(key)' cannot hold an object",
+                                       context: .init(codingPath: [.key(key)]))
+                }
+                items.append(QueryItem(key, CodecStage.queryText(element)))
+            }
+        }
+        return Data(QueryItem.encode(items).utf8)
+    }
+}
+
+extension String {
+    fileprivate func replacingPlus() -> String {
+        String(unicodeScalars.map { $0 == "+" ? " " : Character($0) })
+    }
+}
+
+/// `text/plain` bodies: a string value (UTF-8).
+///
+/// ```swift
+/// let value = try TextCodec().decode(Data("hello".utf8), hints: CodingHints())   // .string("hello")
+/// ```
+public struct TextCodec: Codec {
+    public var format: ContentFormat { .text }
+
+    /// The codec.
+    public init() {}
+
+    public func decode(_ data: Data, hints: CodingHints) throws -> Value {
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw CourierError(.invalidUTF8, detail: "text body is not UTF-8")
+        }
+        return .string(text)
+    }
+
+    public func encode(_ value: Value, hints: CodingHints) throws -> Data {
+        switch value {
+        case .string(let s), .number(let s): return Data(s.utf8)
+        case .int, .uint, .double, .bool: return Data((CodecStage.queryText(value) ?? "").utf8)
+        case .bytes(let b): return Data(b)
+        default: throw CourierError(.encodingFailed, detail: "a text body cannot hold \(value.kindName)")
+        }
+    }
+}
+
+/// `application/octet-stream` bodies: bytes as they are.
+///
+/// ```swift
+/// let value = try BinaryCodec().decode(Data([1, 2]), hints: CodingHints())   // .bytes([1, 2])
+/// ```
+public struct BinaryCodec: Codec {
+    public var format: ContentFormat { .binary }
+
+    /// The codec.
+    public init() {}
+
+    public func decode(_ data: Data, hints: CodingHints) throws -> Value { .bytes(Array(data)) }
+
+    public func encode(_ value: Value, hints: CodingHints) throws -> Data {
+        guard case .bytes(let bytes) = value else {
+            throw CourierError(.encodingFailed, detail: "a binary body must be bytes, not \(value.kindName)")
+        }
+        return Data(bytes)
+    }
+}
+
+extension CodecSet {
+    /// The codecs built into the core: JSON, form, text and binary. Add XML and protobuf from
+    /// `CourierCodecs`.
+    public static var standard: CodecSet {
+        CodecSet([JSONCodec(), FormCodec(), TextCodec(), BinaryCodec()])
+    }
+}

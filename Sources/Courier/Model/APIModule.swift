@@ -1,0 +1,186 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import HTTPTypes
+
+/// A deployment environment of a service. An open set.
+///
+/// ```swift
+/// extension ServiceEnvironment { static let staging = ServiceEnvironment("staging") }
+/// ```
+public struct ServiceEnvironment: Hashable, Sendable, CustomStringConvertible {
+    /// The environment's name.
+    public var name: String
+    /// An environment with a name.
+    public init(_ name: String) { self.name = name }
+    /// Test servers.
+    public static let test = ServiceEnvironment("test")
+    /// Development servers.
+    public static let develop = ServiceEnvironment("develop")
+    /// Production servers.
+    public static let release = ServiceEnvironment("release")
+    public var description: String { name }
+}
+
+/// A backend service: its base URLs per environment (several hosts per environment for failover), with the
+/// current environment and host switchable at run time. Shared by reference: every module and call using
+/// the service sees a switch at once.
+///
+/// ```swift
+/// let api = Service(name: "api", baseURLs: [
+///     .test: [URL(string: "http://127.0.0.1:8080")!],
+///     .release: [URL(string: "https://api.example.com")!, URL(string: "https://api-backup.example.com")!],
+/// ], environment: .release)
+/// api.switchEnvironment(to: .test)
+/// api.currentBaseURL    // http://127.0.0.1:8080
+/// ```
+public final class Service: Sendable {
+    /// The service's name.
+    public let name: String
+    /// Base URLs per environment, in failover order.
+    public let baseURLs: [ServiceEnvironment: [URL]]
+    private let state: Locked<State>
+
+    private struct State {
+        var environment: ServiceEnvironment
+        var hostIndex: Int
+    }
+
+    /// A service. `environment` must have at least one base URL.
+    public init(name: String, baseURLs: [ServiceEnvironment: [URL]], environment: ServiceEnvironment) {
+        precondition(!(baseURLs[environment] ?? []).isEmpty, "service \(name) has no base URL for \(environment)")
+        self.name = name
+        self.baseURLs = baseURLs
+        self.state = Locked(State(environment: environment, hostIndex: 0))
+    }
+
+    /// A service with one base URL, used for every environment.
+    public convenience init(name: String, baseURL: URL) {
+        self.init(name: name, baseURLs: [.release: [baseURL]], environment: .release)
+    }
+
+    /// The current environment.
+    public var environment: ServiceEnvironment { state.withLock { $0.environment } }
+
+    /// The base URL calls use now.
+    public var currentBaseURL: URL {
+        state.withLock { state in
+            let hosts = baseURLs[state.environment] ?? []
+            return hosts[state.hostIndex % hosts.count]
+        }
+    }
+
+    /// The hosts of the current environment, in failover order.
+    public var currentHosts: [URL] { state.withLock { baseURLs[$0.environment] ?? [] } }
+
+    /// Switches every later call to `environment`'s first host. Returns false (and changes nothing) if the
+    /// service has no base URL for it.
+    @discardableResult
+    public func switchEnvironment(to environment: ServiceEnvironment) -> Bool {
+        guard !(baseURLs[environment] ?? []).isEmpty else { return false }
+        state.withLock {
+            $0.environment = environment
+            $0.hostIndex = 0
+        }
+        return true
+    }
+
+    /// Switches to the host of the current environment whose base URL has `host` as its host name (an
+    /// order from outside, e.g. a push message). Returns false when no such host is configured.
+    @discardableResult
+    public func switchHost(to host: String) -> Bool {
+        state.withLock { state in
+            let hosts = baseURLs[state.environment] ?? []
+            guard let index = hosts.firstIndex(where: { $0.host == host || $0.absoluteString == host }) else {
+                return false
+            }
+            state.hostIndex = index
+            return true
+        }
+    }
+
+    /// Moves to the next host of the current environment (failover); returns the new base URL.
+    @discardableResult
+    public func advanceHost() -> URL {
+        state.withLock { state in
+            let hosts = baseURLs[state.environment] ?? []
+            state.hostIndex = (state.hostIndex + 1) % hosts.count
+            return hosts[state.hostIndex]
+        }
+    }
+}
+
+/// A named group of endpoints: its service, default header fields, interceptors and business-code mapping.
+/// Interceptors registered on a module run for its endpoints only.
+///
+/// ```swift
+/// enum UserError: Int, BusinessError { case userNotFound = 301
+///     var message: String { "The user does not exist." } }
+///
+/// var users = APIModule(name: "user", service: api)
+/// users.headers[.accept] = "application/json"
+/// users.interceptors = [BearerAuth(store: tokens)]
+/// users.businessRule = BusinessRule(mapping: UserError.self)
+/// ```
+public struct APIModule: Sendable {
+    /// The module's name (used for cancellation by module, logs and errors).
+    public var name: String
+    /// The backend it calls.
+    public var service: Service
+    /// Header fields added to every request of the module (endpoint fields win).
+    public var headers: HTTPFields
+    /// Interceptors for every endpoint of the module, after the client's and before the endpoint's.
+    public var interceptors: [any Interceptor]
+    /// How to read business codes, and the module's error enum (nil: no business codes).
+    public var businessRule: BusinessRule?
+    /// Settings that later stages read (validation on/off, cache defaults), keyed by type.
+    public var options: Options
+
+    /// A module.
+    public init(
+        name: String, service: Service, headers: HTTPFields = [:], interceptors: [any Interceptor] = [],
+        businessRule: BusinessRule? = nil
+    ) {
+        self.name = name
+        self.service = service
+        self.headers = headers
+        self.interceptors = interceptors
+        self.businessRule = businessRule
+        self.options = Options()
+    }
+}
+
+/// A key for a typed option stored in ``Options`` (on endpoints and modules), so later modules (cache,
+/// retry, validation) can add settings without changing the core types.
+///
+/// ```swift
+/// enum RetryKey: OptionKey { static let defaultValue = RetryPolicy.none }
+/// extension Endpoint {
+///     var retry: RetryPolicy { get { options[RetryKey.self] } set { options[RetryKey.self] = newValue } }
+/// }
+/// ```
+public protocol OptionKey {
+    /// The option's type.
+    associatedtype Value: Sendable
+    /// The value when unset.
+    static var defaultValue: Value { get }
+}
+
+/// Typed option storage keyed by ``OptionKey`` types.
+public struct Options: Sendable {
+    private var storage: [ObjectIdentifier: any Sendable] = [:]
+
+    /// No options set.
+    public init() {}
+
+    /// The option for `key` (its default when unset).
+    public subscript<K: OptionKey>(key: K.Type) -> K.Value {
+        get { storage[ObjectIdentifier(key)] as? K.Value ?? K.defaultValue }
+        set { storage[ObjectIdentifier(key)] = newValue }
+    }
+
+    /// Whether the option for `key` was set.
+    public func contains<K: OptionKey>(_ key: K.Type) -> Bool { storage[ObjectIdentifier(key)] != nil }
+}

@@ -1,0 +1,214 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import HTTPTypes
+
+/// One API call's configuration, as a value: where (module, path or full URL, method), what (query and body
+/// parameters, header fields, formats), and how (timeout, priority, tags, interceptors, options). Build them
+/// from static functions so call sites read like the API:
+///
+/// ```swift
+/// extension Endpoint {
+///     static func user(id: Int) -> Endpoint {
+///         Endpoint(name: "getUser", module: .users, method: .get, path: "/users/\(id)")
+///     }
+///     static func createUser(_ user: NewUser) throws -> Endpoint {
+///         var endpoint = Endpoint(name: "createUser", module: .users, method: .post, path: "/users")
+///         endpoint.body = try Value(encoding: user)
+///         endpoint.requestFormat = .protobuf
+///         endpoint.requestMessage = "demo.NewUser"
+///         endpoint.responseMessage = "demo.UserResponse"
+///         return endpoint
+///     }
+/// }
+/// let reply = try await client.send(.user(id: 7), decoding: UserEnvelope.self)
+/// ```
+public struct Endpoint: Sendable {
+    /// The endpoint's name (logs, traces, errors).
+    public var name: String
+    /// The module it belongs to.
+    public var module: APIModule
+    /// The HTTP method.
+    public var method: HTTPRequest.Method
+    /// A path relative to the module's base URL (`/users/7`), or a full URL (`https://host/x`).
+    public var path: String
+    /// Query parameters, in order.
+    public var query: [QueryItem]
+    /// The body parameters as a value, encoded with ``requestFormat`` by the codec stage.
+    public var body: Value?
+    /// A ready-made body (sent as is; wins over ``body``).
+    public var rawBody: Data?
+    /// Header fields (win over the module's).
+    public var headers: HTTPFields
+    /// The body's format.
+    public var requestFormat: ContentFormat
+    /// The expected response format (nil: from the response's `Content-Type`, JSON when absent).
+    public var responseFormat: ContentFormat?
+    /// The protobuf message type of the request body (`demo.NewUser`).
+    public var requestMessage: String?
+    /// The protobuf message type of the response (`demo.UserResponse`).
+    public var responseMessage: String?
+    /// The id of the JSON Schema the response must satisfy (checked by a validation interceptor).
+    public var responseSchema: String?
+    /// The expected shape of the response, for formats that need it (XML); derived from the typed model
+    /// when the call decodes one and this is nil.
+    public var responseShape: ValueShape?
+    /// The transport timeout (nil: the client's default).
+    public var timeout: Duration?
+    /// Scheduling priority.
+    public var priority: Priority
+    /// Free-form tags (metrics, logging, cancellation groups).
+    public var tags: Set<String>
+    /// Interceptors for this endpoint only, innermost of their phase.
+    public var interceptors: [any Interceptor]
+    /// Whether the request may be replayed (retry, auth refresh); false for streamed bodies.
+    public var isReplayable: Bool
+    /// Settings that later stages read (cache and retry policies), keyed by type.
+    public var options: Options
+
+    /// An endpoint.
+    public init(
+        name: String, module: APIModule, method: HTTPRequest.Method = .get, path: String,
+        query: [QueryItem] = [], body: Value? = nil, headers: HTTPFields = [:]
+    ) {
+        self.name = name
+        self.module = module
+        self.method = method
+        self.path = path
+        self.query = query
+        self.body = body
+        self.rawBody = nil
+        self.headers = headers
+        self.requestFormat = .json
+        self.responseFormat = nil
+        self.requestMessage = nil
+        self.responseMessage = nil
+        self.responseSchema = nil
+        self.responseShape = nil
+        self.timeout = nil
+        self.priority = .normal
+        self.tags = []
+        self.interceptors = []
+        self.isReplayable = true
+        self.options = Options()
+    }
+
+    /// The absolute URL of the call with the service's current base URL and the query.
+    public func url() throws -> URL {
+        let base: String
+        if path.hasPrefix("http://") || path.hasPrefix("https://") {
+            base = path
+        } else {
+            var root = module.service.currentBaseURL.absoluteString
+            while root.hasSuffix("/") { root.removeLast() }
+            base = root + (path.hasPrefix("/") ? path : "/" + path)
+        }
+        var text = base
+        if !query.isEmpty {
+            text += (base.contains("?") ? "&" : "?") + QueryItem.encode(query)
+        }
+        guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
+            throw CourierError(.invalidURL, detail: "'\(text)' is not an absolute URL",
+                               context: .init(module: module.name, endpoint: name))
+        }
+        return url
+    }
+}
+
+/// Scheduling priority of a call. Higher runs first when calls queue.
+public struct Priority: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The numeric priority.
+    public var rawValue: Int
+    /// A priority.
+    public init(_ rawValue: Int) { self.rawValue = rawValue }
+    /// Background work.
+    public static let low = Priority(-100)
+    /// The default.
+    public static let normal = Priority(0)
+    /// User-visible work.
+    public static let high = Priority(100)
+    public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String {
+        switch rawValue {
+        case Priority.low.rawValue: return "low"
+        case Priority.normal.rawValue: return "normal"
+        case Priority.high.rawValue: return "high"
+        default: return "\(rawValue)"
+        }
+    }
+}
+
+/// A query parameter.
+///
+/// ```swift
+/// endpoint.query = [QueryItem("page", "2"), QueryItem("size", "10")]
+/// ```
+public struct QueryItem: Hashable, Sendable {
+    /// The name.
+    public var name: String
+    /// The value (nil: the name alone, `?flag`).
+    public var value: String?
+
+    /// A parameter.
+    public init(_ name: String, _ value: String?) {
+        self.name = name
+        self.value = value
+    }
+
+    /// Percent-encodes a query (RFC 3986 unreserved characters stay as they are).
+    public static func encode(_ items: [QueryItem]) -> String {
+        items.map { item in
+            percentEncode(item.name) + (item.value.map { "=" + percentEncode($0) } ?? "")
+        }.joined(separator: "&")
+    }
+
+    /// Percent-encodes everything but RFC 3986 unreserved characters.
+    public static func percentEncode(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                out.unicodeScalars.append("%")
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0xF)]))
+            }
+        }
+        return out
+    }
+
+    /// Decodes a percent-encoded query string into items (`+` stays a plus).
+    public static func decode(_ query: String) -> [QueryItem] {
+        query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = percentDecode(String(parts[0]))
+            let value = parts.count > 1 ? percentDecode(String(parts[1])) : nil
+            return QueryItem(name, value)
+        }
+    }
+
+    /// Decodes `%XX` escapes; invalid escapes stay as they are.
+    public static func percentDecode(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = Array(text.utf8)[...]
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "%"), iterator.count >= 2,
+                let value = UInt8(String(decoding: iterator.prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                iterator = iterator.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,102 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import HTTPTypes
+
+/// The chain of one call, built once as an immutable value from one explicit ordered list: the client's
+/// interceptors, then the module's, then the endpoint's (outermost first), grouped by phase around the codec
+/// stage, ending in the transport. See ``Interceptor`` for the order.
+///
+/// ```swift
+/// let pipeline = client.pipeline(for: .user(id: 7))
+/// print(pipeline.stageNames)   // ["Logging", "BearerAuth", "codec", "Signing", "transport"]
+/// ```
+public struct Pipeline: Sendable {
+    /// The stages, outermost first, including the codec stage (the transport is not an interceptor).
+    public let stages: [any Interceptor]
+    /// The transport the innermost stage calls.
+    public let transport: any Transport
+    /// The transport options for every call of this pipeline.
+    let transportOptions: TransportOptions
+
+    /// Builds a chain: `global`, `module` and `endpoint` interceptors in that order, stably grouped by phase
+    /// around `codec`.
+    public init(
+        global: [any Interceptor], module: [any Interceptor], endpoint: [any Interceptor],
+        codec: any Interceptor = CodecStage(), transport: any Transport,
+        transportOptions: TransportOptions = TransportOptions()
+    ) {
+        let all = global + module + endpoint
+        let application = all.filter { $0.phase == .application }
+        let network = all.filter { $0.phase == .network }
+        self.stages = application + [codec] + network
+        self.transport = transport
+        self.transportOptions = transportOptions
+    }
+
+    /// The stage names in order, ending with `transport`.
+    public var stageNames: [String] { stages.map(\.name) + ["transport"] }
+
+    /// Runs `request` through the chain. With a `recorder`, every stage's effect is traced.
+    public func execute(
+        _ request: CourierRequest, context: InterceptorContext, recorder: TraceRecorder? = nil
+    ) async throws -> CourierResponse {
+        try await run(0, request, context, recorder)
+    }
+
+    private func run(
+        _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
+    ) async throws -> CourierResponse {
+        if index == stages.count {
+            return try await sendThroughTransport(request, context, recorder)
+        }
+        let stage = stages[index]
+        let next = InterceptorNext { request in
+            try await self.run(index + 1, request, context, recorder)
+        }
+        do {
+            if let recorder {
+                return try await recorder.record(stage: stage.name, request: request, next: next) { next in
+                    try await stage.intercept(request, context: context, next: next)
+                }
+            }
+            return try await stage.intercept(request, context: context, next: next)
+        } catch {
+            throw Self.attribute(error, to: stage.name)
+        }
+    }
+
+    private func sendThroughTransport(
+        _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
+    ) async throws -> CourierResponse {
+        var options = transportOptions
+        options.timeout = request.timeout ?? options.timeout
+        options.callID = context.callID
+        let transportOptions = options
+        let send = { @Sendable () async throws -> CourierResponse in
+            try Task.checkCancellation()
+            let (head, body) = try await transport.send(request.head, body: request.body, options: transportOptions)
+            let format = head.headerFields[.contentType].flatMap(ContentFormat.init(contentType:))
+            return CourierResponse(head: head, body: body, format: format, source: .network)
+        }
+        do {
+            if let recorder { return try await recorder.recordTransport(request: request, send) }
+            return try await send()
+        } catch {
+            var wrapped = CourierError.wrap(error, as: .transportFailure)
+            if Task.isCancelled, wrapped.category == .transport { wrapped = CourierError(.cancelled, underlying: error) }
+            if wrapped.context.stage == nil { wrapped.context.stage = "transport" }
+            throw wrapped
+        }
+    }
+
+    /// Wraps a non-Courier error once, naming the stage that failed; a ``CourierError`` passes unchanged
+    /// (its stage is set if empty).
+    static func attribute(_ error: any Error, to stage: String) -> CourierError {
+        var wrapped = CourierError.wrap(error, as: .interceptorFailure, detail: "interceptor \(stage) failed")
+        if wrapped.context.stage == nil { wrapped.context.stage = stage }
+        return wrapped
+    }
+}

@@ -1,0 +1,53 @@
+import Courier
+import CourierTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+/// The README's example, run against an in-memory server, so the documented API stays true.
+@Suite struct ReadmeExampleTests {
+    struct User: Codable, Sendable { var id: Int64; var name: String; var email: String }
+    struct Envelope<T: Codable & Sendable>: Codable, Sendable { var code: Int; var message: String; var data: T }
+
+    enum ReadmeUserError: Int, BusinessError {
+        case userNotFound = 301
+        var message: String { "The user does not exist." }
+        var chineseMessage: String? { "用户不存在~" }
+    }
+
+    @Test func theReadmeExampleWorks() async throws {
+        let transport = InMemoryTransport { request, _ in
+            let fields = request.headerFields
+            #expect(fields[.userAgent] == "MyApp/2.1")
+            #expect(fields[HTTPField.Name("X-Request-ID")!] != nil)
+            #expect(request.authority == "127.0.0.1:8080")
+            let json = request.path == "/users/7"
+                ? #"{"code":0,"message":"ok","data":{"id":7,"name":"Ada","email":"ada@example.com"}}"#
+                : #"{"code":301,"message":"no such user"}"#
+            return (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), Data(json.utf8))
+        }
+        let api = Service(name: "api", baseURLs: [
+            .test: [URL(string: "http://127.0.0.1:8080")!],
+            .release: [URL(string: "https://api.example.com")!],
+        ], environment: .release)
+        var users = APIModule(name: "user", service: api, businessRule: BusinessRule(mapping: ReadmeUserError.self))
+        users.interceptors = [SetHeaders([.userAgent: "MyApp/2.1"])]
+        var topics = APIModule(name: "topic", service: api)
+        topics.interceptors = [SetHeaders([HTTPField.Name("X-Feature")!: "topics-v2"])]
+
+        let client = Client(transport: transport, configuration: .init(interceptors: [RequestID()]))
+        api.switchEnvironment(to: .test)
+        let getUser = { (id: Int64, module: APIModule) in Endpoint(name: "getUser", module: module, path: "/users/\(id)") }
+
+        let reply = try await client.send(getUser(7, users), decoding: Envelope<User>.self, options: .init(trace: true))
+        #expect(reply.value.data.name == "Ada")
+        #expect(reply.metadata.trace?.stages.map(\.name) == ["RequestID", "SetHeaders", "codec", "transport"])
+        let raw = try await client.send(getUser(7, users))
+        #expect(raw.value["data"]?["email"] == "ada@example.com")
+        #expect(client.pipeline(for: getUser(1, topics)).stageNames == ["RequestID", "SetHeaders", "codec", "transport"])
+
+        let error = try await #require(throws: CourierError.self) { try await client.send(getUser(8, users)) }
+        #expect(error.business(as: ReadmeUserError.self) == .userNotFound)
+        #expect(error.message(in: .simplifiedChinese) == "用户不存在~")
+    }
+}

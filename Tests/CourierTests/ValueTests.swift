@@ -1,0 +1,83 @@
+import Courier
+import Testing
+
+@Suite struct ValueTests {
+    @Test func numbersCompareByMathematicalValue() {
+        #expect(Value.int(1) == .double(1.0))
+        #expect(Value.number("1.0e0") == .int(1))
+        #expect(Value.number("12345678901234567890123") != .number("12345678901234567890124"))
+        #expect(Value.uint(10_000_000_000_000_000_000) == .double(1e19))
+        #expect(Value.int(Int64.max) != .double(9.223372036854775807e18))
+        #expect(Value.string("1") != .int(1))
+        var set = Set<Value>()
+        set.insert(.int(3))
+        set.insert(.double(3))
+        set.insert(.number("3.000"))
+        #expect(set.count == 1)
+    }
+
+    @Test func numbersBeyondExactRangeCompareBySpelling() {
+        #expect(Value.number("1e9999999999999") == .number("1e9999999999999"))
+        #expect(Value.number("1e9999999999999") != .number("2e9999999999999"))
+        #expect(Value.number("1e9999999999999") != .double(1))
+        #expect(Set<Value>([.number("1e9999999999999"), .number("2e9999999999999")]).count == 2)
+    }
+
+    @Test func objectsKeepOrderAndCompareUnordered() {
+        let a: Value = ["b": 1, "a": 2]
+        let b: Value = ["a": 2, "b": 1]
+        #expect(a == b)
+        #expect(a.objectValue?.keys == ["b", "a"])
+        #expect(a.hashValue == b.hashValue)
+    }
+
+    @Test func largeObjectsIndexTheirKeys() {
+        var object = Value.Object()
+        for i in 0..<100 { object["k\(i)"] = .int(Int64(i)) }
+        #expect(object["k57"] == .int(57))
+        object["k57"] = nil
+        #expect(object["k57"] == nil)
+        #expect(object["k58"] == .int(58))
+        #expect(object.count == 99)
+        #expect(object.keys.first == "k0")
+    }
+
+    @Test func exactDecimalsNormaliseAndConvertToInt64Exactly() throws {
+        let small = try #require(ExactDecimal(lexical: "0.0750"))
+        #expect(small.digits == [7, 5] && small.exponent == -3 && !small.negative)
+        #expect(ExactDecimal(lexical: "-0.0")?.isZero == true)
+        #expect(ExactDecimal(lexical: "-9223372036854775808")?.int64 == Int64.min)
+        #expect(ExactDecimal(lexical: "9223372036854775807")?.int64 == Int64.max)
+        #expect(ExactDecimal(lexical: "9223372036854775808")?.int64 == nil)
+        #expect(ExactDecimal(lexical: "12e3")?.int64 == 12_000)
+        #expect(ExactDecimal(lexical: "1e999999999999999") == nil)
+        #expect(ExactDecimal(lexical: "abc") == nil)
+        // Found by FuzzJSON: an exponent of Int.min must be refused, not overflow.
+        #expect(ExactDecimal(lexical: "5e-9223372036854775808") == nil)
+        #expect(ExactDecimal(lexical: "184e-9223372036854775809") == nil)
+        #expect(ExactDecimal(lexical: "1e+1099511627776") == nil)
+        #expect(ExactDecimal(lexical: "1e+1099511627775")?.exponent == 1_099_511_627_775)
+        #expect(ExactDecimal(lexical: "-1e-1099511627775")?.exponent == -1_099_511_627_775)
+        #expect(ExactDecimal(lexical: "1e-") == nil)
+        #expect(ExactDecimal(lexical: "1e5x") == nil)
+        #expect(ExactDecimal(Value.double(1e19)) == ExactDecimal(Value.uint(10_000_000_000_000_000_000)))
+    }
+
+    @Test func pathsRender() {
+        let path: [PathComponent] = ["data", "users", 3, "age"]
+        #expect(PathComponent.render(path) == "data.users[3].age")
+        #expect(PathComponent.jsonPointer(["a/b", "c~d", 0]) == "/a~1b/c~0d/0")
+    }
+}
+
+@Suite struct ValueObjectUniqueKeysTests {
+    @Test func sharesKeysAndLooksUp() {
+        let keys = (0..<20).map { "k\($0)" }
+        let a = Value.Object(uniqueKeys: keys, values: (0..<20).map { Value.int(Int64($0)) })
+        let b = Value.Object(uniqueKeys: Array(keys.prefix(2)), values: ["x", "y"])
+        #expect(a["k17"] == .int(17))
+        #expect(a.keys == keys)
+        #expect(b["k1"] == "y")
+        #expect(b == ["k0": "x", "k1": "y"])
+    }
+}
