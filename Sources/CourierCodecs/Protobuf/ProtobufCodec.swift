@@ -1,0 +1,183 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+import CProtobufC
+
+/// The Protocol Buffers codec: binary protobuf ⇄ ``Value`` through protobuf-c, with message types from a
+/// ``ProtobufSchema`` loaded at run time. The message type comes from ``CodingHints/messageType``.
+///
+/// Decoding yields an object keyed by the fields' proto3 JSON names (`authorId`) in field-number order, so a
+/// protobuf body decodes to the same ``Value`` as its proto3 JSON form: 64-bit integers are `.int` (`.uint`
+/// above `Int64.max`), floats `.double`, bytes `.bytes`, enums their value name, maps objects with string
+/// keys, a oneof only its set member. Encoding accepts JSON names and `.proto` names, enum names or numbers,
+/// and range-checks every number.
+///
+/// ```swift
+/// let schema = try ProtobufSchema(contentsOf: URL(fileURLWithPath: "Schemas/demo.pb"))
+/// let codec = ProtobufCodec(schema: schema)
+/// var hints = CodingHints()
+/// hints.messageType = "demo.UserListResponse"
+/// let page = try codec.decode(body, hints: hints)
+/// page["data"]?["users"]?[0]?["name"]            // .string("Zoë Hernández")
+/// let bytes = try codec.encode(page, hints: hints)
+/// ```
+public struct ProtobufCodec: Codec {
+    /// The member under which decoding keeps unknown fields (``Options/UnknownFieldPolicy/keep``): the unknown
+    /// fields' own wire bytes (tags included), as `.bytes`. Encoding writes them back, so decode → encode
+    /// preserves them; `ProtobufRawDecoder().decode(Data(bytes))` shows what they hold.
+    public static let unknownFieldsKey = "@unknown"
+
+    /// How the codec reads and writes. Safe defaults; change what you need.
+    ///
+    /// ```swift
+    /// var options = ProtobufCodec.Options()
+    /// options.enumsAsNumbers = true
+    /// options.unknownFields = .reject
+    /// let codec = ProtobufCodec(schema: schema, options: options)
+    /// ```
+    public struct Options: Sendable {
+        /// What decoding does with fields the schema does not declare.
+        public enum UnknownFieldPolicy: Sendable, Hashable {
+            /// Keep them, as wire bytes under ``ProtobufCodec/unknownFieldsKey`` (written back by encoding).
+            case keep
+            /// Drop them silently.
+            case discard
+            /// Fail with ``CourierError/Code/malformedInput``.
+            case reject
+        }
+
+        /// Whether decoding emits fields without presence that are absent on the wire (proto3 scalars,
+        /// strings, bytes, repeated fields and maps) with their default value: `0`, `false`, `""`, `[]`, `{}`.
+        /// Fields with presence (messages, `optional`, oneof members, proto2 fields) appear only when set.
+        /// Default `true`.
+        public var includeDefaultValues = true
+        /// Whether decoding writes enum values as numbers instead of names. Default `false`.
+        public var enumsAsNumbers = false
+        /// What to do with unknown fields when decoding. Default ``UnknownFieldPolicy/keep``.
+        public var unknownFields = UnknownFieldPolicy.keep
+        /// Whether encoding skips object members that name no field (otherwise
+        /// ``CourierError/Code/encodingFailed``). Default `false`.
+        public var ignoreUnknownMembers = false
+        /// The deepest nesting of messages accepted in either direction. Default 100.
+        public var maxDepth = 100
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The schema whose message types this codec reads and writes.
+    public var schema: ProtobufSchema
+    /// The options.
+    public var options: Options
+
+    /// A codec for the message types of `schema`.
+    public init(schema: ProtobufSchema, options: Options = Options()) {
+        self.schema = schema
+        self.options = options
+    }
+
+    /// ``ContentFormat/protobuf``.
+    public var format: ContentFormat { .protobuf }
+
+    func layout(for hints: CodingHints) throws -> MessageLayout {
+        guard let name = hints.messageType, !name.isEmpty else {
+            throw CourierError(
+                .unknownMessageType,
+                detail: "the protobuf codec needs the message type: set CodingHints.messageType (e.g. \"demo.UserListResponse\")")
+        }
+        let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
+        guard let index = schema.runtime.messageIndex[trimmed] else {
+            throw CourierError(.unknownMessageType, detail: "the schema has no message type named \(name)")
+        }
+        return schema.runtime.messages[index]
+    }
+
+    /// Decodes a binary protobuf message of type `hints.messageType`.
+    ///
+    /// Throws ``CourierError/Code/unknownMessageType`` without a known type, ``CourierError/Code/malformedInput``
+    /// (with the byte offset) for bytes that are not a valid message of that type,
+    /// ``CourierError/Code/invalidUTF8`` for a string field that is not UTF-8,
+    /// ``CourierError/Code/depthLimitExceeded`` beyond ``Options/maxDepth`` and
+    /// ``CourierError/Code/missingValue`` for a missing proto2 `required` field.
+    public func decode(_ data: Data, hints: CodingHints) throws -> Value {
+        let layout = try layout(for: hints)
+        let runtime = schema.runtime
+        return try data.withUnsafeBytes { raw -> Value in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            // protobuf-c recurses once per nested message; bound it ourselves when the type is recursive.
+            if layout.nesting == Int.max || layout.nesting >= options.maxDepth {
+                if let error = ProtobufErrorLocator(runtime: runtime, maxDepth: options.maxDepth)
+                    .firstError(in: bytes, layout: layout)
+                {
+                    throw error
+                }
+            }
+            let arena = Arena(initialSize: min(bytes.count * 3 + 1024, 64 * 1024))
+            let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
+            guard let message = protobuf_c_message_unpack(layout.descriptor, &arena.allocator, bytes.count, base)
+            else {
+                if arena.state.pointee.failed {
+                    throw CourierError(.sizeLimitExceeded, detail: "out of memory decoding \(layout.fullName)")
+                }
+                throw ProtobufErrorLocator(runtime: runtime, maxDepth: options.maxDepth)
+                    .firstError(in: bytes, layout: layout)
+                    ?? CourierError(.malformedInput, detail: "protobuf-c rejected the bytes as \(layout.fullName)")
+            }
+            let walker = ProtobufDecodeWalker(runtime: runtime, options: options, arena: arena)
+            do throws(PathedError) {
+                return try walker.message(UnsafeRawPointer(message), layout)
+            } catch {
+                throw error.courierError
+            }
+            // The arena (and with it the unpacked tree) is released here; no per-node frees are needed.
+        }
+    }
+
+    /// Encodes `value` (an object) as a binary protobuf message of type `hints.messageType`.
+    ///
+    /// Throws ``CourierError/Code/typeMismatch`` for a member of the wrong kind,
+    /// ``CourierError/Code/valueOutOfRange`` for a number that does not fit its field or an unknown enum name,
+    /// ``CourierError/Code/missingValue`` for a missing proto2 `required` field and
+    /// ``CourierError/Code/encodingFailed`` for members that name no field; the coding path says where.
+    public func encode(_ value: Value, hints: CodingHints) throws -> Data {
+        let layout = try layout(for: hints)
+        let arena = Arena(initialSize: 16 * 1024)
+        var builder = ProtobufEncodeBuilder(runtime: schema.runtime, options: options, arena: arena)
+        let message: UnsafeMutableRawPointer
+        do throws(PathedError) {
+            message = try builder.message(value, layout, depth: 1)
+        } catch {
+            throw error.courierError
+        }
+        let cMessage = message.assumingMemoryBound(to: ProtobufCMessage.self)
+        let size = protobuf_c_message_get_packed_size(cMessage)
+        var out = Data(count: size)
+        let written = out.withUnsafeMutableBytes { raw -> Int in
+            guard let base = raw.baseAddress else { return 0 }
+            return protobuf_c_message_pack(cMessage, base.assumingMemoryBound(to: UInt8.self))
+        }
+        guard written == size else {
+            throw CourierError(.encodingFailed, detail: "protobuf-c packed \(written) of \(size) bytes")
+        }
+        withExtendedLifetime(arena) {}
+        return out
+    }
+}
+
+/// A codec failure with the path collected while unwinding (cheaper than threading a path down the walk).
+struct PathedError: Error {
+    var code: CourierError.Code
+    var detail: String
+    var reversedPath: [PathComponent] = []
+
+    init(_ code: CourierError.Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    var courierError: CourierError {
+        CourierError(code, detail: detail, context: .init(codingPath: reversedPath.reversed()))
+    }
+}

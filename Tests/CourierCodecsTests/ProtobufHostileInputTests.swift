@@ -1,0 +1,197 @@
+import CourierCodecs
+import CourierTestSupport
+import CourierTesting
+import Foundation
+import Testing
+
+@Suite struct ProtobufHostileInputTests {
+    let demo = ProtobufCodec(schema: ProtobufTestSupport.demo)
+    let kitchen = ProtobufCodec(schema: ProtobufTestSupport.kitchen)
+    let listHints = ProtobufTestSupport.hints("demo.UserListResponse")
+    let nodeHints = ProtobufTestSupport.hints("kitchen.Node")
+
+    private func decodeError(_ bytes: [UInt8], _ codec: ProtobufCodec? = nil, _ hints: CodingHints? = nil) throws
+        -> CourierError
+    {
+        try #require(throws: CourierError.self) {
+            try (codec ?? demo).decode(Data(bytes), hints: hints ?? listHints)
+        }
+    }
+
+    @Test func twoGigabyteLengthPrefix() throws {
+        let error = try decodeError([0x08, 0x01, 0x1A, 0x80, 0x80, 0x80, 0x80, 0x08, 0x00])
+        #expect(error.code == .malformedInput)
+        #expect(error.context.offset == 3)
+        #expect(error.detail?.contains("2147483648") == true)
+    }
+
+    @Test func truncatedVarint() throws {
+        let error = try decodeError([0x08, 0xFF, 0xFF])
+        #expect(error.code == .malformedInput)
+        #expect(error.context.offset == 1)
+        #expect(error.detail?.contains("truncated varint") == true)
+    }
+
+    @Test(arguments: [UInt8(0x0B), 0x0C, 0x0E, 0x0F])
+    func invalidWireTypes(key: UInt8) throws {
+        let error = try decodeError([0x08, 0x01, key, 0x00])
+        #expect(error.code == .malformedInput)
+        #expect(error.context.offset == 2)
+    }
+
+    @Test func wireTypeThatDoesNotFitTheField() throws {
+        // code (field 1, int32) sent as a fixed64.
+        let error = try decodeError([0x09, 1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(error.code == .malformedInput)
+        #expect(error.context.codingPath == ["code"])
+        #expect(error.detail?.contains("wire type 1") == true)
+    }
+
+    @Test func invalidUTF8InAStringField() throws {
+        let top = try decodeError([0x12, 0x02, 0xC3, 0x28])
+        #expect(top.code == .invalidUTF8)
+        #expect(top.context.codingPath == ["message"])
+        // data.users[1].name
+        let user: [UInt8] = [0x12, 0x01, 0xFF]
+        let page: [UInt8] = [0x1A, 0x00, 0x1A, UInt8(user.count)] + user
+        let nested = try decodeError([0x1A, UInt8(page.count)] + page)
+        #expect(nested.code == .invalidUTF8)
+        #expect(nested.context.codingPath == ["data", "users", 1, "name"])
+    }
+
+    /// `levels` nested length-delimited records of field `field`, built outside-in.
+    static func nested(levels: Int, field: UInt8) -> [UInt8] {
+        var sizes = [Int](repeating: 0, count: levels + 1)
+        for k in 1...levels {
+            var n = sizes[k - 1]
+            var length = 1
+            while n >= 0x80 { n >>= 7; length += 1 }
+            sizes[k] = 1 + length + sizes[k - 1]
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(sizes[levels])
+        for k in stride(from: levels, to: 0, by: -1) {
+            out.append(field << 3 | 2)
+            var v = UInt64(sizes[k - 1])
+            while v >= 0x80 {
+                out.append(UInt8(v & 0x7F) | 0x80)
+                v >>= 7
+            }
+            out.append(UInt8(v))
+        }
+        return out
+    }
+
+    @Test func hundredThousandDeepRecursiveMessage() throws {
+        let bytes = Self.nested(levels: 100_000, field: 2)  // Node.child
+        let start = ContinuousClock.now
+        let error = try decodeError(bytes, kitchen, nodeHints)
+        #expect(error.code == .depthLimitExceeded)
+        #expect(ContinuousClock.now - start < .seconds(5))
+        // Within the limit it decodes.
+        let fine = try kitchen.decode(Data(Self.nested(levels: 50, field: 2)), hints: nodeHints)
+        var depth = 0
+        var cursor: Value? = fine
+        while let next = cursor?["child"] {
+            depth += 1
+            cursor = next
+        }
+        #expect(depth == 50)
+        var options = ProtobufCodec.Options()
+        options.maxDepth = 20
+        let strict = ProtobufCodec(schema: ProtobufTestSupport.kitchen, options: options)
+        #expect(try decodeError(Self.nested(levels: 20, field: 2), strict, nodeHints).code == .depthLimitExceeded)
+        #expect(throws: Never.self) { try strict.decode(Data(Self.nested(levels: 19, field: 2)), hints: nodeHints) }
+    }
+
+    @Test func hundredThousandDeepNestingOfANonRecursiveSchema() throws {
+        // The schema bounds protobuf-c's recursion (three levels); the rest is bytes in a string field.
+        let error = try decodeError(Self.nested(levels: 100_000, field: 3))
+        #expect(error.code == .invalidUTF8)
+        #expect(error.context.codingPath == ["data", "users", 0, "email"])
+    }
+
+    /// Found by FuzzProtobuf: protobuf-c keeps an unknown field whose 5-byte key overflows 32 bits (it truncates
+    /// the number); the kept bytes must re-encode.
+    @Test func unknownFieldWithAnOverlongKeyRoundTrips() throws {
+        let bytes: [UInt8] = [0xFD, 0xFF, 0xFF, 0xFF, 0x60, 0x5B, 0xFF, 0xFF, 0x7E]
+        let value = try demo.decode(Data(bytes), hints: listHints)
+        let unknown = try #require(value[ProtobufCodec.unknownFieldsKey]?.bytesValue)
+        #expect(unknown.suffix(4) == [0x5B, 0xFF, 0xFF, 0x7E])
+        #expect(try demo.decode(try demo.encode(value, hints: listHints), hints: listHints) == value)
+    }
+
+    /// Found by FuzzProtobuf: protobuf-c accepts field number 0 when its key is not minimal (0x81 0x00).
+    @Test func fieldNumberZeroIsRejected() throws {
+        let error = try decodeError([0x81, 0x00, 0, 0, 0, 0, 0, 0, 0x60, 0x5B])
+        #expect(error.code == .malformedInput)
+        #expect(error.detail?.contains("field number 0") == true)
+    }
+
+    @Test func encodingBoundsDepthToo() throws {
+        var value: Value = ["value": 1]
+        for _ in 0..<150 { value = ["child": value] }
+        let error = try #require(throws: CourierError.self) { try kitchen.encode(value, hints: nodeHints) }
+        #expect(error.code == .depthLimitExceeded)
+    }
+
+    @Test func everyTruncationOfTheFixtureFailsCleanly() throws {
+        let bytes = [UInt8](try Repository.fixture("users_10.pb"))
+        var failures = 0
+        for length in 0..<bytes.count {
+            do {
+                _ = try demo.decode(Data(bytes[0..<length]), hints: listHints)
+            } catch let error as CourierError {
+                failures += 1
+                #expect(error.code == .malformedInput || error.code == .invalidUTF8, "\(length): \(error)")
+                if error.code == .malformedInput { #expect(error.context.offset != nil) }
+            }
+        }
+        #expect(failures > bytes.count / 2)
+    }
+
+    @Test(arguments: 0..<4)
+    func randomGarbageNeverCrashes(seed: Int) throws {
+        var rng = SplitMix(seed: UInt64(seed))
+        var decoded = 0
+        for _ in 0..<1500 {
+            let count = Int(rng.next() % 64)
+            let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            for (codec, hints) in [
+                (demo, listHints), (kitchen, ProtobufTestSupport.hints("kitchen.KitchenSink")), (kitchen, nodeHints),
+            ] {
+                do {
+                    let value = try codec.decode(Data(bytes), hints: hints)
+                    decoded += 1
+                    // Whatever decodes re-encodes and decodes to the same value.
+                    let again = try codec.decode(try codec.encode(value, hints: hints), hints: hints)
+                    #expect(again == value || containsNaN(value))
+                } catch let error as CourierError {
+                    #expect(error.category == .decoding)
+                }
+            }
+        }
+        #expect(decoded > 0)
+    }
+
+    private func containsNaN(_ value: Value) -> Bool {
+        switch value {
+        case .double(let d): return d.isNaN
+        case .array(let a): return a.contains(where: containsNaN)
+        case .object(let o): return o.values.contains(where: containsNaN)
+        default: return false
+        }
+    }
+}
+
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

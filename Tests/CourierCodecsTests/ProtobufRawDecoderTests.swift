@@ -1,0 +1,86 @@
+import CourierCodecs
+import CourierTestSupport
+import CourierTesting
+import Foundation
+import Testing
+
+@Suite struct ProtobufRawDecoderTests {
+    let raw = ProtobufRawDecoder()
+
+    @Test func fixtureTextMatchesProtocDecodeRaw() throws {
+        try #require(ProtobufTestSupport.hasProtoc)
+        for name in ["users_10.pb", "users_5000.pb"] {
+            let bytes = try Repository.fixture(name)
+            let expected = String(decoding: try ProtobufTestSupport.protoc(["--decode_raw"], input: bytes), as: UTF8.self)
+            #expect(try raw.text(bytes) == expected, "\(name)")
+        }
+    }
+
+    @Test func generatedKitchenSinkTextMatchesProtocDecodeRaw() throws {
+        try #require(ProtobufTestSupport.hasProtoc)
+        let schema = ProtobufTestSupport.kitchen
+        let codec = ProtobufCodec(schema: schema)
+        var generator = ProtobufValueGenerator(schema: schema, seed: 99)
+        for _ in 0..<40 {
+            let bytes = try codec.encode(
+                try generator.value(for: "kitchen.KitchenSink"), hints: ProtobufTestSupport.hints("kitchen.KitchenSink"))
+            let expected = String(decoding: try ProtobufTestSupport.protoc(["--decode_raw"], input: bytes), as: UTF8.self)
+            let ours = try raw.text(bytes)
+            #expect(ours == expected)
+            if ours != expected { break }
+        }
+    }
+
+    @Test func groupsFixedValuesAndEmptyStrings() throws {
+        let bytes = Data([0x0B, 0x08, 0x01, 0x0C, 0x15, 0x01, 0x00, 0x00, 0x00, 0x12, 0x00, 0x19] + [UInt8](repeating: 0xFF, count: 8))
+        #expect(try raw.text(bytes) == "1 {\n  1: 1\n}\n2: 0x00000001\n2: \"\"\n3: 0xffffffffffffffff\n")
+        #expect(try raw.decode(bytes) == ["1": ["1": 1], "2": [1, ""], "3": .uint(UInt64.max)])
+    }
+
+    @Test func fixtureValueIsKeyedByFieldNumber() throws {
+        let value = try raw.decode(try Repository.fixture("users_10.pb"))
+        #expect(value["1"] == 200)
+        #expect(value["2"] == "OK")
+        let users = try #require(value["3"]?["3"]?.arrayValue)
+        #expect(users.count == 10)
+        #expect(users[0]["2"] == "Zoë Hernández")
+        #expect(users[0]["5"] == Value(Double(808.78).bitPattern))  // a double is a fixed64 without a schema
+        #expect(users[0]["7"] == ["trial", "admin"])
+        #expect(users[0]["8"]?["3"] == "06545")
+        #expect(value.objectValue?.keys == ["1", "2", "3"])
+    }
+
+    @Test func lengthDelimitedGuesses() throws {
+        // "ok" is not a message (wire type 7) → string; 0xFF 0xFE is neither → bytes; {1: 150} → message.
+        let bytes = Data([0x0A, 0x02, 0x6F, 0x6B, 0x12, 0x02, 0xFF, 0xFE, 0x1A, 0x03, 0x08, 0x96, 0x01])
+        #expect(try raw.decode(bytes) == ["1": "ok", "2": .bytes([0xFF, 0xFE]), "3": ["1": 150]])
+        #expect(try raw.text(bytes) == "1: \"ok\"\n2: \"\\377\\376\"\n3 {\n  1: 150\n}\n")
+    }
+
+    @Test(arguments: [
+        ([UInt8]([0x08]), 1), ([0x08, 0x80], 1), ([0x0F], 0), ([0x0A, 0x05, 0x01], 1), ([0x0C], 0), ([0x0B, 0x08, 0x01], 3),
+        ([0x15, 0x01, 0x02], 1), ([0x00], 0),
+    ])
+    func malformedInputNamesTheOffset(bytes: [UInt8], offset: Int) throws {
+        let error = try #require(throws: CourierError.self) { try raw.decode(Data(bytes)) }
+        #expect(error.code == .malformedInput)
+        #expect(error.context.offset == offset)
+        #expect(throws: CourierError.self) { try raw.text(Data(bytes)) }
+    }
+
+    @Test func deepNestingStopsGuessingAtTheDepthLimit() throws {
+        let bytes = Data(ProtobufHostileInputTests.nested(levels: 100_000, field: 1))
+        let start = ContinuousClock.now
+        let value = try raw.decode(bytes)
+        var depth = 0
+        var cursor = value
+        while case .object(let o) = cursor, let next = o["1"] {
+            depth += 1
+            cursor = next
+        }
+        #expect(depth == raw.maxDepth)
+        #expect(cursor.bytesValue != nil || cursor.stringValue != nil)
+        #expect(try raw.text(bytes).count > 0)
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+}
