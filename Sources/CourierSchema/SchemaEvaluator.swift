@@ -1,0 +1,781 @@
+/// Annotations collected for `unevaluatedProperties` / `unevaluatedItems`: which members and items of
+/// the instance some successful in-place subschema evaluated.
+struct EvaluatedParts {
+    var properties: Set<String> = []
+    var allProperties = false
+    /// Items `0..<prefix` were evaluated.
+    var prefix = 0
+    var allItems = false
+    var items: Set<Int> = []
+
+    mutating func merge(_ other: EvaluatedParts) {
+        if other.allProperties {
+            allProperties = true
+        } else if !allProperties {
+            properties.formUnion(other.properties)
+        }
+        prefix = max(prefix, other.prefix)
+        allItems = allItems || other.allItems
+        items.formUnion(other.items)
+    }
+}
+
+/// One validation run over one instance: the dynamic scope and the violations found so far.
+///
+/// Locations are not tracked on the way down: a violation starts with empty instance and keyword paths,
+/// and each level adds its step on the way back up, so valid parts of an instance cost nothing for them.
+struct SchemaEvaluator {
+    /// A violation whose paths are still being completed (their steps are stored innermost first).
+    struct Pending {
+        var instance: [PathComponent] = []
+        var keywordPath: [String] = []
+        var keyword: String
+        var text: String
+    }
+
+    let spans: [SchemaProgram.Span]
+    let keywords: [SchemaKeyword]
+    let resources: [SchemaResource]
+    let limit: Int
+    private var pending: [Pending] = []
+    private var scope: [Int] = []
+    private var depth = 0
+    private var stopped = false
+
+    /// The deepest nesting of schema evaluations (guards `$dynamicRef` recursion that consumes nothing).
+    static let maximumDepth = 20_000
+    private let stack = StackGuard()
+
+    init(program: SchemaProgram, limit: Int) {
+        spans = program.spans
+        keywords = program.keywords
+        resources = program.resources
+        self.limit = max(1, limit)
+    }
+
+    /// The violations found, with their locations and messages.
+    var violations: [CourierError.Violation] {
+        pending.map { found in
+            var keywordLocation = ""
+            for token in found.keywordPath.reversed() { keywordLocation += "/" + JSONPointer.escape(token) }
+            let instanceLocation = PathComponent.jsonPointer(found.instance.reversed())
+            let shown = instanceLocation.isEmpty ? "(root)" : String(instanceLocation.dropFirst())
+            return CourierError.Violation(
+                instanceLocation: instanceLocation, keywordLocation: keywordLocation, keyword: found.keyword,
+                message: "\(shown): \(found.text)")
+        }
+    }
+
+    // MARK: reporting
+
+    private mutating func fail(_ keyword: String, _ message: String) {
+        guard !stopped else { return }
+        pending.append(Pending(keywordPath: keyword.isEmpty ? [] : [keyword], keyword: keyword, text: message))
+        if pending.count >= limit { stopped = true }
+    }
+
+    /// Adds a step to the violations found since `mark` (called on the way back up).
+    private mutating func prefix(since mark: Int, keyword token: String, _ second: String? = nil, instance: PathComponent? = nil) {
+        for j in mark..<pending.count {
+            if let second { pending[j].keywordPath.append(second) }
+            pending[j].keywordPath.append(token)
+            if let instance { pending[j].instance.append(instance) }
+        }
+    }
+
+    // MARK: evaluation
+
+    /// Evaluates node `number` against `instance`. With `report`, failures are recorded as
+    /// violations; without, the first failure ends the evaluation. `parts` is non-nil when the caller
+    /// needs the evaluated properties/items.
+    mutating func evaluate(
+        _ number: Int, _ instance: Value, report: Bool, parts: inout EvaluatedParts?
+    ) -> Bool {
+        if stopped { return false }
+        let node = spans[number]
+        if node.start == node.end { return true }
+        depth += 1
+        defer { depth -= 1 }
+        if depth > Self.maximumDepth || (depth & 7 == 0 && !stack.hasRoom()) {
+            if report { fail("", "evaluation nests too deeply here (a very deep instance, or dynamic references that loop)") }
+            return false
+        }
+        let resource = Int(node.resource)
+        let enteredResource = scope.last != resource
+        if enteredResource { scope.append(resource) }
+        defer { if enteredResource { scope.removeLast() } }
+
+        var own: EvaluatedParts? = node.collectsAnnotations ? EvaluatedParts() : nil
+        var valid = true
+        for k in Int(node.start)..<Int(node.end) {
+            let ok: Bool
+            if node.collectsAnnotations {
+                ok = apply(keywords[k], instance, report: report, parts: &own)
+            } else {
+                ok = apply(keywords[k], instance, report: report, parts: &parts)
+            }
+            if !ok {
+                valid = false
+                if !report || stopped { return false }
+            }
+        }
+        if valid, node.collectsAnnotations, parts != nil, let own { parts!.merge(own) }
+        return valid
+    }
+
+    private mutating func child(
+        _ number: Int, _ instance: Value, _ token: String, report: Bool, parts: inout EvaluatedParts?
+    ) -> Bool {
+        let mark = pending.count
+        let valid = evaluate(number, instance, report: report, parts: &parts)
+        if pending.count > mark { prefix(since: mark, keyword: token) }
+        return valid
+    }
+
+    private mutating func child(
+        _ number: Int, _ instance: Value, _ token: String, _ second: String, report: Bool,
+        parts: inout EvaluatedParts?
+    ) -> Bool {
+        let mark = pending.count
+        let valid = evaluate(number, instance, report: report, parts: &parts)
+        if pending.count > mark { prefix(since: mark, keyword: token, second) }
+        return valid
+    }
+
+    /// Evaluates a child at a member or element of the instance (no annotations flow back).
+    private mutating func descend(
+        _ number: Int, _ instance: Value, at component: PathComponent, _ token: String, _ second: String? = nil,
+        report: Bool
+    ) -> Bool {
+        let mark = pending.count
+        var none: EvaluatedParts? = nil
+        let valid = evaluate(number, instance, report: report, parts: &none)
+        if pending.count > mark { prefix(since: mark, keyword: token, second, instance: component) }
+        return valid
+    }
+
+    private func dynamicTarget(_ fallback: Int, anchor: String?) -> Int {
+        guard let anchor else { return fallback }
+        for resource in scope {
+            if let found = resources[resource].dynamicAnchors[anchor] { return found }
+        }
+        return fallback
+    }
+
+    /// Applies one keyword. The cases live in four functions so that the frame on the recursive path
+    /// stays small (each evaluation level costs stack; deep instances need many levels).
+    private mutating func apply(
+        _ keyword: SchemaKeyword, _ instance: Value, report: Bool, parts: inout EvaluatedParts?
+    ) -> Bool {
+        switch keyword {
+        case .never, .type, .const, .enumeration, .minimum, .maximum, .multipleOf, .minLength, .maxLength,
+            .pattern, .format, .minItems, .maxItems, .uniqueItems, .minProperties, .maxProperties, .required,
+            .dependentRequired:
+            return applyAssertion(keyword, instance, report: report, parts: &parts)
+        case .ref, .dynamicRef, .allOf, .anyOf, .oneOf, .not, .ifThenElse, .dependentSchemas:
+            return applyInPlace(keyword, instance, report: report, parts: &parts)
+        case .properties, .patternProperties, .additionalProperties, .propertyNames, .unevaluatedProperties:
+            return applyToMembers(keyword, instance, report: report, parts: &parts)
+        case .prefixItems, .items, .contains, .unevaluatedItems:
+            return applyToItems(keyword, instance, report: report, parts: &parts)
+        }
+    }
+
+    private mutating func applyAssertion(
+        _ keyword: SchemaKeyword, _ instance: Value, report: Bool, parts: inout EvaluatedParts?
+    ) -> Bool {
+        switch keyword {
+        case .never:
+            if report { fail("", "no value is allowed here (the schema is false)") }
+            return false
+
+        case .type(let mask):
+            if Self.matches(mask, instance) { return true }
+            if report { fail("type", "\(render(instance)) is not \(mask.phrase)") }
+            return false
+
+        case .const(let expected):
+            if Self.jsonEqual(instance, expected) { return true }
+            if report { fail("const", "\(render(instance)) is not the constant \(render(expected))") }
+            return false
+
+        case .enumeration(let options):
+            for option in options where Self.jsonEqual(option, instance) { return true }
+            if report {
+                fail("enum", "\(render(instance)) is not one of \(render(.array(options)))")
+            }
+            return false
+
+        case .minimum(let bound, let exclusive):
+            guard instance.isNumber, let order = compareNumbers(instance, bound) else { return true }
+            if order > 0 || (order == 0 && !exclusive) { return true }
+            if report {
+                if exclusive {
+                    fail("exclusiveMinimum", "\(render(instance)) is not greater than the exclusive minimum of \(render(bound))")
+                } else {
+                    fail("minimum", "\(render(instance)) is less than the minimum of \(render(bound))")
+                }
+            }
+            return false
+
+        case .maximum(let bound, let exclusive):
+            guard instance.isNumber, let order = compareNumbers(instance, bound) else { return true }
+            if order < 0 || (order == 0 && !exclusive) { return true }
+            if report {
+                if exclusive {
+                    fail("exclusiveMaximum", "\(render(instance)) is not less than the exclusive maximum of \(render(bound))")
+                } else {
+                    fail("maximum", "\(render(instance)) is greater than the maximum of \(render(bound))")
+                }
+            }
+            return false
+
+        case .multipleOf(let divisor, let exact):
+            guard instance.isNumber else { return true }
+            let ok: Bool
+            if case .int(let i) = instance, case .int(let d) = divisor {
+                ok = i % d == 0
+            } else if let value = SchemaNumber(instance) {
+                ok = value.isMultiple(of: exact)
+            } else {
+                ok = false  // infinities are no multiple of anything
+            }
+            if ok { return true }
+            if report { fail("multipleOf", "\(render(instance)) is not a multiple of \(render(divisor))") }
+            return false
+
+        case .minLength(let minimum):
+            guard case .string(let text) = instance else { return true }
+            let length = Self.length(text, upTo: minimum)
+            if length >= minimum { return true }
+            if report {
+                fail("minLength", "\(render(instance)) is shorter than the minimum length of \(minimum)")
+            }
+            return false
+
+        case .maxLength(let maximum):
+            guard case .string(let text) = instance else { return true }
+            if text.utf8.count <= maximum || Self.length(text, upTo: maximum + 1) <= maximum { return true }
+            if report {
+                fail("maxLength", "\(render(instance)) is longer than the maximum length of \(maximum)")
+            }
+            return false
+
+        case .pattern(let pattern):
+            guard case .string(let text) = instance else { return true }
+            if pattern.matcher.matches(text) { return true }
+            if report { fail("pattern", "\(render(instance)) does not match the pattern \(pattern.source)") }
+            return false
+
+        case .format(let name, let checker):
+            guard case .string(let text) = instance else { return true }
+            if checker.check(text) { return true }
+            if report { fail("format", "\(render(instance)) is not a valid \(name)") }
+            return false
+
+        case .minItems(let minimum):
+            guard case .array(let items) = instance, items.count < minimum else { return true }
+            if report {
+                fail("minItems", "has \(items.count) item\(items.count == 1 ? "" : "s"), fewer than the minimum of \(minimum)")
+            }
+            return false
+
+        case .maxItems(let maximum):
+            guard case .array(let items) = instance, items.count > maximum else { return true }
+            if report {
+                fail("maxItems", "has \(items.count) items, more than the maximum of \(maximum)")
+            }
+            return false
+
+        case .uniqueItems:
+            guard case .array(let items) = instance, items.count > 1 else { return true }
+            guard let (first, second) = Self.duplicate(in: items) else { return true }
+            if report {
+                fail("uniqueItems", "items \(first) and \(second) are equal (\(render(items[first]))); items must be unique")
+            }
+            return false
+
+        case .minProperties(let minimum):
+            guard case .object(let object) = instance, object.count < minimum else { return true }
+            if report {
+                fail("minProperties", "has \(object.count) properties, fewer than the minimum of \(minimum)")
+            }
+            return false
+
+        case .maxProperties(let maximum):
+            guard case .object(let object) = instance, object.count > maximum else { return true }
+            if report {
+                fail("maxProperties", "has \(object.count) properties, more than the maximum of \(maximum)")
+            }
+            return false
+
+        case .required(let names):
+            guard case .object(let object) = instance else { return true }
+            var valid = true
+            for name in names where !object.contains(name) {
+                valid = false
+                guard report else { return false }
+                fail("required", "the required property \(render(.string(name))) is missing")
+            }
+            return valid
+
+        case .dependentRequired(let dependencies, let keyword):
+            guard case .object(let object) = instance else { return true }
+            var valid = true
+            for (name, needed) in dependencies where object.contains(name) {
+                for other in needed where !object.contains(other) {
+                    valid = false
+                    guard report else { return false }
+                    let mark = pending.count
+                    fail(keyword, "the property \(render(.string(other))) is required when \(render(.string(name))) is present")
+                    if pending.count > mark { pending[mark].keywordPath.insert(name, at: 0) }
+                }
+            }
+            return valid
+
+        default:
+            return true
+        }
+    }
+
+    private mutating func applyInPlace(
+        _ keyword: SchemaKeyword, _ instance: Value, report: Bool, parts: inout EvaluatedParts?
+    ) -> Bool {
+        switch keyword {
+        case .ref(let target, let keyword):
+            return child(target, instance, keyword, report: report, parts: &parts)
+
+        case .dynamicRef(let fallback, let anchor):
+            let target = dynamicTarget(fallback, anchor: anchor)
+            return child(target, instance, "$dynamicRef", report: report, parts: &parts)
+
+        case .allOf(let list):
+            var valid = true
+            for (i, member) in list.enumerated() {
+                if !child(member, instance, "allOf", String(i), report: report, parts: &parts) {
+                    valid = false
+                    if !report || stopped { return false }
+                }
+            }
+            return valid
+
+        case .anyOf(let list):
+            var matched = false
+            for (i, member) in list.enumerated() {
+                var branch: EvaluatedParts? = parts == nil ? nil : EvaluatedParts()
+                if child(member, instance, "anyOf", String(i), report: false, parts: &branch) {
+                    matched = true
+                    guard parts != nil, let branch else { break }
+                    parts!.merge(branch)
+                }
+            }
+            if matched { return true }
+            if report { fail("anyOf", "\(render(instance)) does not match any of the \(list.count) schemas in anyOf") }
+            return false
+
+        case .oneOf(let list):
+            var matches: [Int] = []
+            var collected = EvaluatedParts()
+            for (i, member) in list.enumerated() {
+                var branch: EvaluatedParts? = parts == nil ? nil : EvaluatedParts()
+                if child(member, instance, "oneOf", String(i), report: false, parts: &branch) {
+                    matches.append(i)
+                    if let branch { collected.merge(branch) }
+                    if matches.count > 1 { break }
+                }
+            }
+            if matches.count == 1 {
+                if parts != nil { parts!.merge(collected) }
+                return true
+            }
+            if report {
+                if matches.isEmpty {
+                    fail("oneOf", "\(render(instance)) matches none of the \(list.count) schemas in oneOf")
+                } else {
+                    fail("oneOf", "\(render(instance)) matches schemas \(matches[0]) and \(matches[1]) of oneOf; exactly one must match")
+                }
+            }
+            return false
+
+        case .not(let target):
+            var none: EvaluatedParts? = nil
+            if !child(target, instance, "not", report: false, parts: &none) { return true }
+            if report { fail("not", "\(render(instance)) must not match the schema in not") }
+            return false
+
+        case .ifThenElse(let condition, let then, let otherwise):
+            var branch: EvaluatedParts? = parts == nil ? nil : EvaluatedParts()
+            if child(condition, instance, "if", report: false, parts: &branch) {
+                if parts != nil, let branch { parts!.merge(branch) }
+                guard let then else { return true }
+                return child(then, instance, "then", report: report, parts: &parts)
+            }
+            guard let otherwise else { return true }
+            return child(otherwise, instance, "else", report: report, parts: &parts)
+
+        case .dependentSchemas(let dependencies, let keyword):
+            guard case .object(let object) = instance else { return true }
+            var valid = true
+            for (name, target) in dependencies where object.contains(name) {
+                if !child(target, instance, keyword, name, report: report, parts: &parts) {
+                    valid = false
+                    if !report || stopped { return false }
+                }
+            }
+            return valid
+
+        default:
+            return true
+        }
+    }
+
+    private mutating func applyToMembers(
+        _ keyword: SchemaKeyword, _ instance: Value, report: Bool, parts: inout EvaluatedParts?
+    ) -> Bool {
+        switch keyword {
+        case .properties(let byName, let names, let targets):
+            guard case .object(let object) = instance else { return true }
+            var valid = true
+            let keys = object.keys
+            let values = object.values
+            let scan = names.count <= 16
+            var expected = 0
+            for i in keys.indices {
+                let target: Int
+                if scan {
+                    // Few names: comparing strings beats hashing them, and members usually come in the
+                    // schema's order, so the next name is tried first.
+                    let position: Int
+                    if expected < names.count, names[expected] == keys[i] {
+                        position = expected
+                    } else if let found = names.firstIndex(of: keys[i]) {
+                        position = found
+                    } else {
+                        continue
+                    }
+                    expected = position + 1
+                    target = targets[position]
+                } else {
+                    guard let found = byName[keys[i]] else { continue }
+                    target = found
+                }
+                if parts != nil { parts!.properties.insert(keys[i]) }
+                if !descend(target, values[i], at: .key(keys[i]), "properties", keys[i], report: report) {
+                    valid = false
+                    if !report || stopped { return false }
+                }
+            }
+            return valid
+
+        case .patternProperties(let patterns):
+            guard case .object(let object) = instance else { return true }
+            var valid = true
+            let keys = object.keys
+            let values = object.values
+            for i in keys.indices {
+                for pattern in patterns where pattern.matcher.matches(keys[i]) {
+                    if parts != nil { parts!.properties.insert(keys[i]) }
+                    if !descend(pattern.node, values[i], at: .key(keys[i]), "patternProperties", pattern.source,
+                                report: report)
+                    {
+                        valid = false
+                        if !report || stopped { return false }
+                    }
+                }
+            }
+            return valid
+
+        case .additionalProperties(let target, let named, let patterns, let alwaysFalse):
+            guard case .object(let object) = instance else { return true }
+            var valid = true
+            let keys = object.keys
+            let values = object.values
+            for i in keys.indices where !named.contains(keys[i]) {
+                if patterns.contains(where: { $0.matches(keys[i]) }) { continue }
+                if alwaysFalse {
+                    valid = false
+                    guard report else { return false }
+                    fail("additionalProperties", "the property \(render(.string(keys[i]))) is not allowed")
+                } else if !descend(target, values[i], at: .key(keys[i]), "additionalProperties", report: report) {
+                    valid = false
+                    if !report || stopped { return false }
+                }
+            }
+            if parts != nil { parts!.allProperties = true }
+            return valid
+
+        case .propertyNames(let target):
+            guard case .object(let object) = instance else { return true }
+            var valid = true
+            for key in object.keys {
+                var none: EvaluatedParts? = nil
+                if !child(target, .string(key), "propertyNames", report: false, parts: &none) {
+                    valid = false
+                    guard report else { return false }
+                    fail("propertyNames", "the property name \(render(.string(key))) is not allowed by propertyNames")
+                }
+            }
+            return valid
+
+        case .unevaluatedProperties(let target, let alwaysFalse):
+            guard case .object(let object) = instance else { return true }
+            guard let seen = parts else { return true }
+            var valid = true
+            if !seen.allProperties {
+                let keys = object.keys
+                let values = object.values
+                for i in keys.indices where !seen.properties.contains(keys[i]) {
+                    if alwaysFalse {
+                        valid = false
+                        guard report else { return false }
+                        fail("unevaluatedProperties", "the property \(render(.string(keys[i]))) is not allowed (unevaluated)")
+                    } else if !descend(target, values[i], at: .key(keys[i]), "unevaluatedProperties", report: report) {
+                        valid = false
+                        if !report || stopped { return false }
+                    }
+                }
+            }
+            parts!.allProperties = true
+            return valid
+
+        default:
+            return true
+        }
+    }
+
+    private mutating func applyToItems(
+        _ keyword: SchemaKeyword, _ instance: Value, report: Bool, parts: inout EvaluatedParts?
+    ) -> Bool {
+        switch keyword {
+        case .prefixItems(let list, let keyword):
+            guard case .array(let items) = instance else { return true }
+            var valid = true
+            let n = min(items.count, list.count)
+            for i in 0..<n {
+                if !descend(list[i], items[i], at: .index(i), keyword, String(i), report: report) {
+                    valid = false
+                    if !report || stopped { return false }
+                }
+            }
+            if parts != nil { parts!.prefix = max(parts!.prefix, n) }
+            return valid
+
+        case .items(let target, let start, let keyword, let alwaysFalse):
+            guard case .array(let items) = instance else { return true }
+            guard start < items.count else { return true }
+            if alwaysFalse {
+                if report {
+                    fail(keyword, "has \(items.count) items, but at most \(start) are allowed")
+                }
+                return false
+            }
+            var valid = true
+            for i in start..<items.count {
+                if !descend(target, items[i], at: .index(i), keyword, report: report) {
+                    valid = false
+                    if !report || stopped { return false }
+                }
+            }
+            if parts != nil { parts!.allItems = true }
+            return valid
+
+        case .contains(let target, let minimum, let maximum):
+            guard case .array(let items) = instance else { return true }
+            var found = 0
+            for i in items.indices {
+                if descend(target, items[i], at: .index(i), "contains", report: false) {
+                    found += 1
+                    if parts != nil { parts!.items.insert(i) }
+                    if parts == nil, maximum == nil, found >= minimum { return true }
+                    if let maximum, found > maximum, parts == nil { break }
+                }
+            }
+            if found < minimum {
+                if report {
+                    if minimum == 1 {
+                        fail("contains", "no item matches the schema in contains")
+                    } else {
+                        fail("minContains", "\(found) items match the schema in contains, fewer than the minimum of \(minimum)")
+                    }
+                }
+                return false
+            }
+            if let maximum, found > maximum {
+                if report {
+                    fail("maxContains", "more than \(maximum) items match the schema in contains")
+                }
+                return false
+            }
+            return true
+
+        case .unevaluatedItems(let target, let alwaysFalse):
+            guard case .array(let items) = instance else { return true }
+            guard let seen = parts else { return true }
+            var valid = true
+            if !seen.allItems {
+                for i in seen.prefix..<max(seen.prefix, items.count) where !seen.items.contains(i) {
+                    if alwaysFalse {
+                        valid = false
+                        guard report else { return false }
+                        let mark = pending.count
+                        fail("unevaluatedItems", "the item is not allowed (unevaluated)")
+                        if pending.count > mark { pending[mark].instance.append(.index(i)) }
+                    } else if !descend(target, items[i], at: .index(i), "unevaluatedItems", report: report) {
+                        valid = false
+                        if !report || stopped { return false }
+                    }
+                }
+            }
+            parts!.allItems = true
+            return valid
+        default:
+            return true
+        }
+    }
+
+
+    // MARK: helpers
+
+    static func matches(_ mask: TypeMask, _ value: Value) -> Bool {
+        switch value {
+        case .null: return mask.contains(.null)
+        case .bool: return mask.contains(.boolean)
+        case .int, .uint: return mask.contains(.integer) || mask.contains(.number)
+        case .double, .number:
+            return mask.contains(.number) || (mask.contains(.integer) && value.isIntegral)
+        case .string, .bytes: return mask.contains(.string)
+        case .array: return mask.contains(.array)
+        case .object: return mask.contains(.object)
+        }
+    }
+
+    /// The length in Unicode code points, counting no further than `limit` (ASCII is one per byte).
+    static func length(_ text: String, upTo limit: Int) -> Int {
+        var n = 0
+        for _ in text.unicodeScalars {
+            n += 1
+            if n >= limit { return n }
+        }
+        return n
+    }
+
+    static func duplicate(in items: [Value]) -> (Int, Int)? {
+        if items.count <= 16 {
+            for i in items.indices {
+                for j in (i + 1)..<items.count where jsonEqual(items[i], items[j]) { return (i, j) }
+            }
+            return nil
+        }
+        // Buckets by `Value`'s hash (consistent with a looser equality), then exact JSON equality.
+        var seen: [Value: [Int]] = [:]
+        seen.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            if let bucket = seen[item] {
+                for earlier in bucket where jsonEqual(items[earlier], item) { return (earlier, i) }
+            }
+            seen[item, default: []].append(i)
+        }
+        return nil
+    }
+
+    /// JSON data-model equality: numbers by mathematical value, strings by code points (not by Swift's
+    /// canonical equivalence), arrays in order, objects as unordered sets of members.
+    static func jsonEqual(_ a: Value, _ b: Value) -> Bool {
+        switch (a, b) {
+        case (.string(let x), .string(let y)):
+            return x.utf8.elementsEqual(y.utf8)
+        case (.array(let x), .array(let y)):
+            guard x.count == y.count else { return false }
+            for i in x.indices where !jsonEqual(x[i], y[i]) { return false }
+            return true
+        case (.object(let x), .object(let y)):
+            guard x.count == y.count else { return false }
+            for i in x.keys.indices {
+                let key = x.keys[i]
+                guard let j = y.keys.firstIndex(where: { $0.utf8.elementsEqual(key.utf8) }),
+                    jsonEqual(x.values[i], y.values[j])
+                else { return false }
+            }
+            return true
+        default:
+            return a == b
+        }
+    }
+
+    /// A short JSON rendering of a value for messages.
+    func render(_ value: Value) -> String {
+        var out = ""
+        Self.write(value, into: &out, budget: 80)
+        return out
+    }
+
+    private static func write(_ value: Value, into out: inout String, budget: Int) {
+        if out.count > budget {
+            out += "…"
+            return
+        }
+        switch value {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .int(let i): out += String(i)
+        case .uint(let u): out += String(u)
+        case .double(let d):
+            if d.isFinite, d == d.rounded(.towardZero), abs(d) < 1e15 {
+                out += String(Int64(d)) + ".0"
+            } else {
+                out += "\(d)"
+            }
+        case .number(let s): out += s
+        case .string(let s):
+            out += "\""
+            var n = 0
+            for c in s.unicodeScalars {
+                n += 1
+                if n > 60 {
+                    out += "…"
+                    break
+                }
+                switch c {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                default:
+                    if c.value < 0x20 {
+                        out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count)
+                            + String(c.value, radix: 16)
+                    } else {
+                        out.unicodeScalars.append(c)
+                    }
+                }
+            }
+            out += "\""
+        case .bytes(let b): out += "<\(b.count) bytes>"
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                if out.count > budget {
+                    out += "…"
+                    break
+                }
+                write(item, into: &out, budget: budget)
+            }
+            out += "]"
+        case .object(let object):
+            out += "{"
+            for i in object.keys.indices {
+                if i > 0 { out += "," }
+                if out.count > budget {
+                    out += "…"
+                    break
+                }
+                write(.string(object.keys[i]), into: &out, budget: budget)
+                out += ":"
+                write(object.values[i], into: &out, budget: budget)
+            }
+            out += "}"
+        }
+    }
+}

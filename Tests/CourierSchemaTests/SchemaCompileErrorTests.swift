@@ -1,0 +1,155 @@
+import CourierSchema
+import Foundation
+import Testing
+
+/// Load-time failures: unknown references, cycles that consume no input, malformed schemas, bad
+/// regexes — each a `CourierError` with an enumerated code, never a crash or a hang.
+@Suite struct SchemaCompileErrorTests {
+    static let base = "https://courier.example/tests/"
+
+    static func compile(_ schema: Value, options: CompiledSchema.Options = .init()) throws -> CompiledSchema {
+        var registry = SchemaRegistry()
+        let uri = try registry.add(schema, uri: base + "schema.json")
+        return try registry.compile(id: uri, options: options)
+    }
+
+    static func code(of schema: Value) -> CourierError.Code? {
+        do {
+            _ = try compile(schema)
+            return nil
+        } catch let error as CourierError {
+            return error.code
+        } catch {
+            return nil
+        }
+    }
+
+    @Test(arguments: [
+        ["$ref": "missing.json"] as Value,
+        ["$ref": "#/$defs/missing"],
+        ["$ref": "#no-such-anchor"],
+        ["properties": ["a": ["$ref": "https://elsewhere.example/never-fetched.json"]]],
+        ["$dynamicRef": "other.json#meta"],
+    ])
+    func unknownReferencesFailAtCompileTime(_ schema: Value) {
+        #expect(Self.code(of: schema) == .unresolvedReference)
+    }
+
+    @Test(arguments: [
+        ["$ref": "#"] as Value,
+        ["$defs": ["a": ["$ref": "#/$defs/b"], "b": ["allOf": [["$ref": "#/$defs/a"]]]], "$ref": "#/$defs/a"],
+        ["anyOf": [["not": ["$ref": "#"]]]],
+        ["$schema": "http://json-schema.org/draft-07/schema#", "definitions": ["a": ["$ref": "#/definitions/a"]],
+         "properties": ["x": ["$ref": "#/definitions/a"]]],
+    ])
+    func cyclesThatConsumeNoInputAreInvalid(_ schema: Value) {
+        #expect(Self.code(of: schema) == .invalidSchema)
+    }
+
+    @Test func recursionThroughChildrenIsFine() throws {
+        let tree: Value = [
+            "type": "object",
+            "properties": ["value": ["type": "integer"], "children": ["type": "array", "items": ["$ref": "#"]]],
+        ]
+        let schema = try Self.compile(tree)
+        #expect(schema.isValid(["value": 1, "children": [["value": 2, "children": []]]]))
+        #expect(schema.validate(["value": 1, "children": [["value": "x"]]]).map(\.instanceLocation) == ["/children/0/value"])
+    }
+
+    @Test(arguments: [
+        ["pattern": "a(b"] as Value,
+        ["pattern": "[z-a]"],
+        ["patternProperties": ["\\": true]],
+        ["pattern": "\\q"],
+    ])
+    func invalidRegexesAreInvalidSchemas(_ schema: Value) {
+        #expect(Self.code(of: schema) == .invalidSchema)
+    }
+
+    @Test(arguments: [
+        ["type": "integr"] as Value,
+        ["minimum": "0"],
+        ["minLength": -1],
+        ["multipleOf": 0],
+        ["required": "name"],
+        ["allOf": ["type": "string"]],
+        ["properties": ["a": 5]],
+        ["$id": "https://courier.example/x.json#fragment"],
+        ["$schema": "https://unknown.example/meta"],
+    ])
+    func malformedSchemasAreInvalid(_ schema: Value) {
+        #expect(Self.code(of: schema) == .invalidSchema)
+    }
+
+    @Test func unknownSchemaIDIsNotFound() throws {
+        let registry = SchemaRegistry()
+        let error = try #require(throws: CourierError.self) {
+            try registry.compile(id: "https://courier.example/none.json")
+        }
+        #expect(error.code == .schemaNotFound)
+        let relative = try #require(throws: CourierError.self) { try registry.compile(id: "none.json") }
+        #expect(relative.code == .schemaNotFound)
+    }
+
+    @Test func conflictingRegistrationIsRejected() throws {
+        var registry = SchemaRegistry()
+        try registry.add(["type": "string"], uri: Self.base + "a.json")
+        try registry.add(["type": "string"], uri: Self.base + "a.json")  // the same schema again is fine
+        let error = try #require(throws: CourierError.self) {
+            try registry.add(["type": "integer"], uri: Self.base + "a.json")
+        }
+        #expect(error.code == .invalidSchema)
+        let notJSON = try #require(throws: CourierError.self) {
+            try registry.add(json: Data("{".utf8), uri: Self.base + "b.json")
+        }
+        #expect(notJSON.code == .invalidSchema)
+    }
+
+    @Test func metaSchemasAreAvailableOffline() throws {
+        let registry = SchemaRegistry()
+        let modern = try registry.compile(id: "https://json-schema.org/draft/2020-12/schema")
+        #expect(modern.isValid(["type": "string", "minLength": 1]))
+        #expect(!modern.isValid(["type": "strin"]))
+        #expect(!modern.isValid(["minLength": -1]))
+        let draft7 = try registry.compile(id: "http://json-schema.org/draft-07/schema#")
+        #expect(draft7.isValid(["items": [["type": "string"]], "additionalItems": false]))
+        #expect(!draft7.isValid(["required": "name"]))
+    }
+}
+
+/// Hostile instances end in a result, never a crash.
+@Suite struct SchemaRobustnessTests {
+    @Test func deeplyNestedInstanceWithRecursiveSchema() throws {
+        var registry = SchemaRegistry()
+        let uri = try registry.add(["type": "array", "items": ["$ref": "#"]], uri: "https://courier.example/t/deep.json")
+        let schema = try registry.compile(id: uri)
+        var nested: Value = []
+        for _ in 0..<500 { nested = [nested] }  // as deep as the JSON decoder allows
+        #expect(schema.isValid(nested))
+        var broken: Value = [1]
+        for _ in 0..<500 { broken = [broken] }
+        let violations = schema.validate(broken)
+        #expect(violations.count == 1)
+        #expect(violations.first?.instanceLocation == String(repeating: "/0", count: 501))
+
+        // Far deeper than any decoder produces: the stack guard answers instead of overflowing.
+        var absurd: Value = []
+        for _ in 0..<20_000 { absurd = [absurd] }
+        #expect(!schema.isValid(absurd))
+        #expect(schema.validate(absurd).first?.message.contains("nests too deeply") == true)
+    }
+
+    @Test func dynamicReferencesThatLoopAtRunTimeAreBounded() throws {
+        // Statically the chain ends; at run time "#x" resolves to the outer schema, which refers back.
+        var registry = SchemaRegistry()
+        try registry.add(
+            ["$id": "https://courier.example/t/inner.json", "$dynamicAnchor": "x", "type": "object",
+             "$defs": ["loop": ["$dynamicRef": "#x"]]] as Value)
+        let outer = try registry.add(
+            ["$id": "https://courier.example/t/outer.json", "$dynamicAnchor": "x", "$ref": "inner.json#/$defs/loop"]
+                as Value)
+        let schema = try registry.compile(id: outer)
+        #expect(!schema.isValid(1))
+        #expect(schema.validate(["a": 1]).first?.message.contains("nests too deeply") == true)
+    }
+}
