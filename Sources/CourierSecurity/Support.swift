@@ -1,0 +1,124 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Crypto
+import HTTPTypes
+
+/// Lower-case and upper-case hexadecimal text, and strict parsing (lower-case only, so that one flipped
+/// bit of a signature's text can never spell the same bytes).
+enum Hex {
+    private static let lower = Array("0123456789abcdef".utf8)
+    private static let upper = Array("0123456789ABCDEF".utf8)
+
+    static func encode<Bytes: Sequence>(_ bytes: Bytes, uppercase: Bool = false) -> String where Bytes.Element == UInt8 {
+        let digits = uppercase ? upper : lower
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Parses lower-case hex; nil for odd length or any other character.
+    static func decodeLowercase(_ text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count % 2 == 0 else { return nil }
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count / 2)
+        var i = 0
+        while i < utf8.count {
+            guard let high = nibble(utf8[i]), let low = nibble(utf8[i + 1]) else { return nil }
+            out.append(high << 4 | low)
+            i += 2
+        }
+        return out
+    }
+}
+
+extension SHA256 {
+    /// The lower-case hex SHA-256 of `data`.
+    static func hex<D: DataProtocol>(_ data: D) -> String { Hex.encode(SHA256.hash(data: data)) }
+}
+
+/// Random lower-case hex (nonces).
+func randomHex(bytes count: Int) -> String {
+    var generator = SystemRandomNumberGenerator()
+    return Hex.encode((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+}
+
+/// Compares two byte strings in time that depends only on their lengths.
+func constantTimeEquals<A: Collection, B: Collection>(_ a: A, _ b: B) -> Bool
+where A.Element == UInt8, B.Element == UInt8 {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for (x, y) in zip(a, b) { difference |= x ^ y }
+    return difference == 0
+}
+
+extension HTTPField.Name {
+    /// Parses a header field name, failing with ``CourierError/Code/invalidConfiguration``.
+    static func required(_ name: String) throws -> HTTPField.Name {
+        guard let parsed = HTTPField.Name(name) else {
+            throw CourierError(.invalidConfiguration, detail: "'\(name)' is not a valid header field name")
+        }
+        return parsed
+    }
+
+    /// `X-Courier-Key-Id`.
+    static let courierKeyID = HTTPField.Name("X-Courier-Key-Id")!
+    /// `X-Courier-Timestamp`.
+    static let courierTimestamp = HTTPField.Name("X-Courier-Timestamp")!
+    /// `X-Courier-Nonce`.
+    static let courierNonce = HTTPField.Name("X-Courier-Nonce")!
+    /// `X-Courier-Signature`.
+    static let courierSignature = HTTPField.Name("X-Courier-Signature")!
+    /// `X-Courier-Signed-Headers`.
+    static let courierSignedHeaders = HTTPField.Name("X-Courier-Signed-Headers")!
+    /// `X-Courier-Encryption`.
+    static let courierEncryption = HTTPField.Name("X-Courier-Encryption")!
+    /// `X-Courier-Content-Type`.
+    static let courierContentType = HTTPField.Name("X-Courier-Content-Type")!
+}
+
+/// The text form of a scalar parameter value (query strings, header fields, signing strings); nil for
+/// null and for objects.
+func parameterText(_ value: Value) -> String? {
+    switch value {
+    case .null: return nil
+    case .bool(let b): return b ? "true" : "false"
+    case .int(let i): return String(i)
+    case .uint(let u): return String(u)
+    case .double(let d):
+        if d.rounded() == d, abs(d) < 1e15 { return String(Int64(d)) }
+        return "\(d)"
+    case .number(let s), .string(let s): return s
+    case .bytes(let b): return Data(b).base64EncodedString()
+    case .array(let a): return a.compactMap(parameterText).joined(separator: ",")
+    case .object: return nil
+    }
+}
+
+/// Splits `path` (as sent: `/a/b?x=1`) into the bare path and its decoded query items.
+func splitPath(_ path: String?) -> (path: String, query: [QueryItem]) {
+    let full = path ?? "/"
+    let parts = full.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+    let bare = parts.first.map(String.init) ?? "/"
+    let query = parts.count > 1 ? QueryItem.decode(String(parts[1])) : []
+    return (bare.isEmpty ? "/" : bare, query)
+}
+
+/// Joins a bare path and query items back into a request path.
+func joinPath(_ path: String, _ query: [QueryItem]) -> String {
+    query.isEmpty ? path : path + "?" + QueryItem.encode(query)
+}

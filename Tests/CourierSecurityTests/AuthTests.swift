@@ -1,0 +1,165 @@
+import CourierTesting
+import Foundation
+import HTTPTypes
+import Testing
+import CourierSecurity
+
+@Suite struct AuthTests {
+    /// A server accepting only `valid`; other tokens get a 401, or a 200 with business code 40101.
+    static func server(valid: @escaping @Sendable () -> String, businessCode: Bool = false) -> InMemoryTransport {
+        InMemoryTransport { head, _ in
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...5)))
+            if head.headerFields[.authorization] == "Bearer " + valid() {
+                return jsonResponse(.ok, #"{"code":0,"data":"hello"}"#)
+            }
+            return businessCode
+                ? jsonResponse(.ok, #"{"code":40101,"message":"token expired"}"#)
+                : jsonResponse(.unauthorized, #"{"code":401,"message":"expired"}"#)
+        }
+    }
+
+    static func store(refreshes: Counter, fails: Bool = false, delay: Duration = .milliseconds(50)) -> CredentialStore {
+        CredentialStore(credential: Credential(accessToken: "expired-token", refreshToken: "r1")) { old in
+            refreshes.increment()
+            try await Task.sleep(for: delay)
+            if fails { throw CourierError(.http(status: 400), detail: "refresh rejected") }
+            #expect(old?.refreshToken == "r1")
+            return Credential(accessToken: "fresh-token", refreshToken: "r2")
+        }
+    }
+
+    static func sendConcurrently(_ client: Client, _ endpoint: Endpoint, count: Int = 50)
+        async -> [Result<Reply<Value>, CourierError>]
+    {
+        await withTaskGroup(of: Result<Reply<Value>, CourierError>.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    do { return .success(try await client.send(endpoint)) } catch let error as CourierError {
+                        return .failure(error)
+                    } catch {
+                        return .failure(CourierError.wrap(error, as: .interceptorFailure))
+                    }
+                }
+            }
+            var results: [Result<Reply<Value>, CourierError>] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+    }
+
+    @Test func fiftyConcurrentCallsShareOneRefresh() async throws {
+        let refreshes = Counter()
+        let store = Self.store(refreshes: refreshes)
+        let transport = Self.server(valid: { "fresh-token" })
+        let client = Client(transport: transport)
+        let endpoint = makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me")
+        let results = await Self.sendConcurrently(client, endpoint)
+        #expect(results.count == 50)
+        for result in results {
+            let reply = try result.get()
+            #expect(reply.value["data"] == "hello")
+        }
+        #expect(refreshes.count == 1)
+        #expect(await store.refreshCount == 1)
+        #expect(await store.current?.accessToken == "fresh-token")
+        // Each call sent at most twice: once expired, once fresh.
+        #expect(transport.requests.count <= 100)
+        #expect(transport.requests.filter { $0.head.headerFields[.authorization] == "Bearer fresh-token" }.count == 50)
+    }
+
+    @Test func failedRefreshFailsAllFiftyWithAuthentication() async throws {
+        let refreshes = Counter()
+        let store = Self.store(refreshes: refreshes, fails: true)
+        let client = Client(transport: Self.server(valid: { "fresh-token" }))
+        let endpoint = makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me")
+        let results = await Self.sendConcurrently(client, endpoint)
+        #expect(results.count == 50)
+        for result in results {
+            guard case .failure(let error) = result else {
+                Issue.record("a call succeeded")
+                continue
+            }
+            #expect(error.code == .authentication)
+            #expect(error.message.contains("could not be refreshed"))
+        }
+        #expect(refreshes.count == 1)
+    }
+
+    @Test(arguments: [true, false])
+    func businessCodeExpiryRefreshesTheSameWay(_ moduleHasRule: Bool) async throws {
+        let refreshes = Counter()
+        let store = Self.store(refreshes: refreshes)
+        var options = BearerAuth.Options()
+        options.expiryCodes = [40101]
+        let module = makeModule([BearerAuth(store: store, options: options)],
+                                rule: moduleHasRule ? BusinessRule() : nil)
+        let client = Client(transport: Self.server(valid: { "fresh-token" }, businessCode: true))
+        let results = await Self.sendConcurrently(client, makeEndpoint(module, method: .get, path: "/me"))
+        for result in results { #expect(try result.get().value["data"] == "hello") }
+        #expect(refreshes.count == 1)
+    }
+
+    @Test func nonReplayableRequestIsNotReplayed() async throws {
+        let refreshes = Counter()
+        let store = Self.store(refreshes: refreshes)
+        let transport = Self.server(valid: { "fresh-token" })
+        let client = Client(transport: transport)
+        var endpoint = makeEndpoint(makeModule([BearerAuth(store: store)]), method: .post, path: "/upload")
+        endpoint.isReplayable = false
+        let error = await #expect(throws: CourierError.self) { try await client.send(endpoint) }
+        #expect(error?.code == .unauthorized)
+        #expect(transport.requests.count == 1)
+        // The credential was still refreshed for later calls.
+        #expect(refreshes.count == 1)
+        endpoint.isReplayable = true
+        _ = try await client.send(endpoint)
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test func replayRejectedAgainIsAnAuthenticationError() async throws {
+        let refreshes = Counter()
+        let store = Self.store(refreshes: refreshes)
+        let transport = Self.server(valid: { "never-valid" })
+        let client = Client(transport: transport)
+        let error = await #expect(throws: CourierError.self) {
+            try await client.send(makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me"))
+        }
+        #expect(error?.code == .authentication)
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test func knownExpiryRefreshesBeforeSending() async throws {
+        let refreshes = Counter()
+        let store = CredentialStore(credential: Credential(accessToken: "old", expiresAt: Date(timeIntervalSinceNow: 10))) { _ in
+            refreshes.increment()
+            return Credential(accessToken: "fresh-token", expiresAt: Date(timeIntervalSinceNow: 3600))
+        }
+        let transport = Self.server(valid: { "fresh-token" })
+        _ = try await Client(transport: transport).send(
+            makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me"))
+        #expect(transport.requests.map { $0.head.headerFields[.authorization] } == ["Bearer fresh-token"])
+        #expect(refreshes.count == 1)
+    }
+
+    @Test func signedOutIsAnAuthenticationError() async throws {
+        let store = CredentialStore(credential: nil) { _ in Credential(accessToken: "x") }
+        let transport = Self.server(valid: { "x" })
+        let error = await #expect(throws: CourierError.self) {
+            try await Client(transport: transport).send(makeEndpoint(makeModule([BearerAuth(store: store)])))
+        }
+        #expect(error?.code == .authentication)
+        #expect(transport.requests.isEmpty)
+        await store.update(Credential(accessToken: "x"))
+        _ = try await Client(transport: transport).send(makeEndpoint(makeModule([BearerAuth(store: store)])))
+    }
+
+    @Test func credentialDescriptionHidesTokens() {
+        let credential = Credential(accessToken: "at-SECRET-1", refreshToken: "rt-SECRET-2")
+        for text in [String(describing: credential), String(reflecting: credential), "\(credential)"] {
+            #expect(!text.contains("SECRET"))
+        }
+        var dumped = ""
+        dump(credential, to: &dumped)
+        #expect(!dumped.contains("SECRET"))
+    }
+}

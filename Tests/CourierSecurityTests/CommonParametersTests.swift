@@ -1,0 +1,124 @@
+import CourierTesting
+import Foundation
+import HTTPTypes
+import Testing
+import CourierSecurity
+
+@Suite struct CommonParametersTests {
+    static let common: [CommonParameters.Parameter] = [
+        .constant("app_version", "1.4.2"),
+        .constant("platform", "ios"),
+        .dynamic("user_id") { _ in 42 },
+        .dynamic("session_id") { _ in .null },          // null: left out
+    ]
+
+    static func query(of head: HTTPRequest) -> [QueryItem] {
+        let path = head.path ?? ""
+        guard let index = path.firstIndex(of: "?") else { return [] }
+        return QueryItem.decode(String(path[path.index(after: index)...]))
+    }
+
+    static func send(_ endpoint: Endpoint) async throws -> (HTTPRequest, Data?) {
+        let transport = InMemoryTransport.successful()
+        _ = try await Client(transport: transport).send(endpoint)
+        let request = try #require(transport.requests.first)
+        return (request.head, request.body)
+    }
+
+    @Test(arguments: [CommonParameters.ConflictPolicy.keepEndpoint, .overwrite])
+    func queryPlacement(_ policy: CommonParameters.ConflictPolicy) async throws {
+        let module = makeModule([CommonParameters(placement: .query, policy: policy, Self.common)])
+        let endpoint = makeEndpoint(module, method: .get, path: "/v1/users",
+                                    query: [QueryItem("page", "2"), QueryItem("platform", "web")])
+        let (head, _) = try await Self.send(endpoint)
+        let expected: [QueryItem] = policy == .keepEndpoint
+            ? [QueryItem("page", "2"), QueryItem("platform", "web"), QueryItem("app_version", "1.4.2"),
+               QueryItem("user_id", "42")]
+            : [QueryItem("page", "2"), QueryItem("app_version", "1.4.2"), QueryItem("platform", "ios"),
+               QueryItem("user_id", "42")]
+        #expect(Self.query(of: head) == expected)
+    }
+
+    @Test(arguments: [CommonParameters.ConflictPolicy.keepEndpoint, .overwrite])
+    func bodyPlacementInJSON(_ policy: CommonParameters.ConflictPolicy) async throws {
+        let module = makeModule([CommonParameters(placement: .body, policy: policy, Self.common)])
+        let endpoint = makeEndpoint(module, body: ["name": "Ada", "platform": "web"])
+        let (head, body) = try await Self.send(endpoint)
+        let value = try JSONCodec().decode(try #require(body), hints: CodingHints())
+        #expect(value["name"] == "Ada")
+        #expect(value["platform"] == (policy == .overwrite ? "ios" : "web"))
+        #expect(value["app_version"] == "1.4.2")
+        #expect(value["user_id"] == 42)
+        #expect(value["session_id"] == nil)
+        #expect(Self.query(of: head).isEmpty)
+    }
+
+    @Test func bodyPlacementInFormBodies() async throws {
+        let module = makeModule([CommonParameters(placement: .body, Self.common)])
+        var endpoint = makeEndpoint(module, body: ["name": "Ada"])
+        endpoint.requestFormat = .form
+        let (head, body) = try await Self.send(endpoint)
+        #expect(head.headerFields[.contentType] == "application/x-www-form-urlencoded")
+        let items = QueryItem.decode(String(decoding: try #require(body), as: UTF8.self))
+        #expect(Set(items) == [QueryItem("name", "Ada"), QueryItem("app_version", "1.4.2"),
+                               QueryItem("platform", "ios"), QueryItem("user_id", "42")])
+    }
+
+    @Test func bodyPlacementOnGETEndsInTheQuery() async throws {
+        let module = makeModule([CommonParameters(placement: .body, Self.common)])
+        let (head, body) = try await Self.send(makeEndpoint(module, method: .get, path: "/v1/users"))
+        #expect(body == nil)
+        #expect(Set(Self.query(of: head)) == [QueryItem("app_version", "1.4.2"), QueryItem("platform", "ios"),
+                                              QueryItem("user_id", "42")])
+    }
+
+    @Test func rawBodiesGetTheParametersInTheQuery() async throws {
+        let module = makeModule([CommonParameters(placement: .body, Self.common)])
+        var endpoint = makeEndpoint(module)
+        endpoint.rawBody = Data("raw".utf8)
+        let (head, body) = try await Self.send(endpoint)
+        #expect(body == Data("raw".utf8))
+        #expect(Self.query(of: head).map(\.name) == ["app_version", "platform", "user_id"])
+    }
+
+    @Test func headerPlacement() async throws {
+        let module = makeModule([CommonParameters(placement: .headerFields, [
+            .constant("X-App-Version", "1.4.2"), .constant("X-Platform", "ios"),
+        ])])
+        var endpoint = makeEndpoint(module)
+        endpoint.headers[HTTPField.Name("X-Platform")!] = "web"
+        let (head, _) = try await Self.send(endpoint)
+        #expect(head.headerFields[HTTPField.Name("X-App-Version")!] == "1.4.2")
+        #expect(head.headerFields[HTTPField.Name("X-Platform")!] == "web")
+
+        let bad = makeModule([CommonParameters(placement: .headerFields, [.constant("bad name", "x")])])
+        let error = await #expect(throws: CourierError.self) { try await Self.send(makeEndpoint(bad)) }
+        #expect(error?.code == .invalidConfiguration)
+    }
+
+    @Test func valuesAreEvaluatedPerCall() async throws {
+        let time = ManualTime()
+        let module = makeModule([CommonParameters(placement: .query, [
+            .timestamp("ts", now: { time.now }), .requestID("request_id"), .callID("call"),
+        ])])
+        let transport = InMemoryTransport.successful()
+        let client = Client(transport: transport)
+        _ = try await client.send(makeEndpoint(module, method: .get))
+        time.advance(by: 5)
+        _ = try await client.send(makeEndpoint(module, method: .get))
+        let first = Self.query(of: transport.requests[0].head)
+        let second = Self.query(of: transport.requests[1].head)
+        #expect(first.first { $0.name == "ts" }?.value == "1767225600")
+        #expect(second.first { $0.name == "ts" }?.value == "1767225605")
+        #expect(first.first { $0.name == "request_id" }?.value != second.first { $0.name == "request_id" }?.value)
+        #expect(first.first { $0.name == "call" }?.value?.hasPrefix("#") == true)
+    }
+
+    @Test func providerClosureKeepsOrder() async throws {
+        let module = makeModule([CommonParameters(placement: .query) { context in
+            ["module": .string(context.module.name), "device_id": "D-1"]
+        }])
+        let (head, _) = try await Self.send(makeEndpoint(module, method: .get))
+        #expect(Self.query(of: head) == [QueryItem("module", "secure"), QueryItem("device_id", "D-1")])
+    }
+}

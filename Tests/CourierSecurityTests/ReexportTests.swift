@@ -1,0 +1,10 @@
+import CourierSecurity
+import Testing
+
+@Suite struct SecurityCodesTests {
+    @Test func securityCodesBelongToTheSecurityCategory() {
+        for code in [CourierError.Code.signatureInvalid, .replayDetected, .decryptionFailed, .authentication] {
+            #expect(code.category == .security)
+        }
+    }
+}
