@@ -1,0 +1,193 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import HTTPTypes
+
+/// The key of one cache entry: method, URL, the sorted query and body parameters, and the module's
+/// ``CacheScope`` value (so two users never share an entry).
+///
+/// ```swift
+/// let key = try CacheKey(for: .user(id: 7), client: client)
+/// await cache.invalidate(key)
+/// ```
+public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
+    /// The key's text.
+    public var rawValue: String
+
+    /// A key with a given text.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The key of `request` (as the application phase sees it) for `endpoint`.
+    public init(request: CourierRequest, endpoint: Endpoint) {
+        let path = request.head.path ?? "/"
+        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        var parameters: [(String, String)] = []
+        if parts.count > 1 {
+            parameters += QueryItem.decode(String(parts[1])).map { ($0.name, $0.value ?? "") }
+        }
+        var extra = ""
+        if let payload = request.payload {
+            if case .object(let object) = payload {
+                parameters += object.map { ($0.key, Self.canonical($0.value)) }
+            } else {
+                extra = " body=" + Self.canonical(payload)
+            }
+        } else if let body = request.body {
+            extra = " body#" + String(Self.fnv1a(body), radix: 16)
+        }
+        parameters.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        var text = "\(request.head.method.rawValue) \(request.head.scheme ?? "http")://\(request.head.authority ?? "")"
+        text += parts.first.map(String.init) ?? "/"
+        if !parameters.isEmpty { text += "?" + QueryItem.encode(parameters.map { QueryItem($0.0, $0.1) }) }
+        text += extra
+        if let scope = endpoint.module.cacheScope.value() { text += " scope=" + QueryItem.percentEncode(scope) }
+        self.rawValue = text
+    }
+
+    /// The key `client` would use for `endpoint` now.
+    public init(for endpoint: Endpoint, client: Client) throws {
+        self.init(request: try client.makeRequest(for: endpoint), endpoint: endpoint)
+    }
+
+    public var description: String { rawValue }
+
+    /// A stable text for a value, members in order (they are already ordered by the caller's intent).
+    static func canonical(_ value: Value) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .int(let i): return String(i)
+        case .uint(let u): return String(u)
+        case .double(let d): return "\(d)"
+        case .number(let s), .string(let s): return s
+        case .bytes(let b): return Data(b).base64EncodedString()
+        case .array(let a): return "[" + a.map(canonical).joined(separator: ",") + "]"
+        case .object(let o):
+            return "{" + o.sortedByKey().map { "\($0.key):\(canonical($0.value))" }.joined(separator: ",") + "}"
+        }
+    }
+
+    static func fnv1a(_ data: Data) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in data {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+}
+
+/// What a cache records beside a response: when it was stored, how long it stays fresh, the versions it
+/// was stored under, and its validators.
+public struct CacheMetadata: Sendable, Hashable, Codable {
+    /// When the entry was first stored.
+    public var createdAt: Date
+    /// When it was last stored or revalidated.
+    public var refreshedAt: Date
+    /// How long after ``refreshedAt`` it stays fresh, in seconds.
+    public var ttl: Double
+    /// The endpoint's ``Courier/Endpoint/cacheVersion`` when stored.
+    public var cacheVersion: Int
+    /// The app version when stored.
+    public var appVersion: String
+    /// The response's `ETag`.
+    public var eTag: String?
+    /// The response's `Last-Modified`.
+    public var lastModified: String?
+    /// The cached body's "not modified" field (``CacheConfiguration/notModifiedField``), as text.
+    public var versionEcho: String?
+
+    /// Metadata.
+    public init(
+        createdAt: Date, refreshedAt: Date? = nil, ttl: Double, cacheVersion: Int = 0, appVersion: String = "",
+        eTag: String? = nil, lastModified: String? = nil, versionEcho: String? = nil
+    ) {
+        self.createdAt = createdAt
+        self.refreshedAt = refreshedAt ?? createdAt
+        self.ttl = ttl
+        self.cacheVersion = cacheVersion
+        self.appVersion = appVersion
+        self.eTag = eTag
+        self.lastModified = lastModified
+        self.versionEcho = versionEcho
+    }
+
+    /// When the entry stops being fresh.
+    public var expiresAt: Date { refreshedAt.addingTimeInterval(ttl) }
+
+    /// Whether the entry is fresh at `now`.
+    public func isFresh(at now: Date) -> Bool { now < expiresAt }
+
+    /// Whether the entry has something to revalidate with.
+    public var hasValidators: Bool { eTag != nil || lastModified != nil || versionEcho != nil }
+}
+
+/// One cached response: status, header fields, body bytes and format, with its ``CacheMetadata``.
+///
+/// ```swift
+/// let entry = CacheEntry(key: key, module: "user", status: 200, headerFields: [:], body: data,
+///                        format: .json, metadata: CacheMetadata(createdAt: .now, ttl: 60))
+/// store.store(entry)
+/// ```
+public struct CacheEntry: Sendable, Hashable {
+    /// The entry's key.
+    public var key: CacheKey
+    /// The module that stored it (invalidation by module).
+    public var module: String
+    /// The HTTP status.
+    public var status: Int
+    /// The response header fields.
+    public var headerFields: HTTPFields
+    /// The body bytes.
+    public var body: Data
+    /// The body's format, when known.
+    public var format: ContentFormat?
+    /// Times, TTL, versions and validators.
+    public var metadata: CacheMetadata
+
+    /// An entry.
+    public init(
+        key: CacheKey, module: String, status: Int, headerFields: HTTPFields, body: Data, format: ContentFormat?,
+        metadata: CacheMetadata
+    ) {
+        self.key = key
+        self.module = module
+        self.status = status
+        self.headerFields = headerFields
+        self.body = body
+        self.format = format
+        self.metadata = metadata
+    }
+
+    /// The approximate memory the entry takes, in bytes.
+    public var cost: Int {
+        body.count + key.rawValue.utf8.count + headerFields.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count }
+            + 256
+    }
+}
+
+/// The persisted form of an entry's non-body parts.
+struct StoredHead: Codable {
+    var status: Int
+    var headerFields: HTTPFields
+    var formatName: String?
+    var formatMediaType: String?
+    var metadata: CacheMetadata
+
+    init(_ entry: CacheEntry) {
+        status = entry.status
+        headerFields = entry.headerFields
+        formatName = entry.format?.name
+        formatMediaType = entry.format?.mediaType
+        metadata = entry.metadata
+    }
+
+    func entry(key: CacheKey, module: String, body: Data) -> CacheEntry {
+        let format = formatName.map { name in ContentFormat(name: name) ?? ContentFormat(name, mediaType: formatMediaType ?? "") }
+        return CacheEntry(
+            key: key, module: module, status: status, headerFields: headerFields, body: body, format: format,
+            metadata: metadata)
+    }
+}

@@ -1,0 +1,399 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+import HTTPTypes
+import Logging
+
+/// What a cache does with one call, decided from the policy and the entry alone (no I/O), so the rules
+/// can be tested as a table.
+///
+/// ```swift
+/// CacheDecision.decide(policy: .normal(ttl: .seconds(60)), entry: nil, now: now)   // .fetch
+/// ```
+public enum CacheDecision: Sendable, Hashable {
+    /// Go to the network and store nothing (``CachePolicy/ignore``).
+    case bypass
+    /// Go to the network and store the result.
+    case fetch
+    /// Answer the entry, marked with the source.
+    case answer(ResponseSource)
+    /// Go to the network with the entry's validators; a 304 (or "not modified" body) answers the entry.
+    case revalidate
+    /// Answer the entry at once as stale, and revalidate in the background.
+    case answerStaleAndRevalidate
+    /// Fail with ``Courier/CourierError/Code/cacheMiss`` (``CachePolicy/readOnly`` without an entry).
+    case miss
+
+    /// The decision for `policy` given the usable entry's metadata (nil: none, or from another version).
+    public static func decide(policy: CachePolicy, entry: CacheMetadata?, now: Date) -> CacheDecision {
+        switch policy {
+        case .ignore:
+            return .bypass
+        case .noRead:
+            return .fetch
+        case .readOnly:
+            guard let entry else { return .miss }
+            return .answer(entry.isFresh(at: now) ? .cache : .staleCache)
+        case .normal, .serverControlled:
+            guard let entry else { return .fetch }
+            return entry.isFresh(at: now) ? .answer(.cache) : .revalidate
+        case .staleWhileRevalidate:
+            guard let entry else { return .fetch }
+            return entry.isFresh(at: now) ? .answer(.cache) : .answerStaleAndRevalidate
+        }
+    }
+}
+
+/// A fresher response found by a background revalidation (``CachePolicy/staleWhileRevalidate(ttl:)``),
+/// published only when the body changed.
+public struct CacheUpdate: Sendable {
+    /// The entry's key.
+    public var key: CacheKey
+    /// The module's name.
+    public var module: String
+    /// The endpoint's name.
+    public var endpoint: String
+    /// The call that was answered with the stale entry.
+    public var callID: CallID
+    /// The fresh response (decoded value in ``Courier/CourierResponse/value``).
+    public var response: CourierResponse
+    /// The fresh decoded body.
+    public var value: Value? { response.value }
+}
+
+/// Answers calls from a ``CacheStore`` according to each endpoint's ``CachePolicy`` (application phase, so
+/// it stores and answers decoded responses, and sees the request before encoding).
+///
+/// It stores successful responses (never a business failure), keyed by ``CacheKey``, with metadata that
+/// records creation time, TTL, the endpoint's cache version and the app version — a version change makes an
+/// entry unusable. Revalidation sends `If-None-Match`/`If-Modified-Since` from the stored `ETag`/
+/// `Last-Modified`; a 304 (or a body whose ``CacheConfiguration/notModifiedField`` says so) renews the TTL and
+/// answers the cached body. Answers from the cache carry ``Courier/ResponseSource/cache`` (or
+/// ``Courier/ResponseSource/staleCache``) in ``Courier/ResponseMetadata/source``.
+///
+/// ```swift
+/// let cache = CacheInterceptor(store: try SQLiteCacheStore(path: path))
+/// let client = Client(configuration: .init(interceptors: [cache]))
+/// var feed = Endpoint(name: "feed", module: home, path: "/feed")
+/// feed.cachePolicy = .staleWhileRevalidate(ttl: .seconds(30))
+/// Task { for await update in cache.updates() { render(update.value) } }
+/// let first = try await client.send(feed)
+/// await cache.invalidate(module: "home")
+/// ```
+public final class CacheInterceptor: Interceptor {
+    /// The store.
+    public let store: any CacheStore
+    /// The settings.
+    public let configuration: CacheConfiguration
+
+    private struct State {
+        var revalidating: Set<CacheKey> = []
+        var background: [Int: Task<Void, Never>] = [:]
+        var nextTask = 0
+        var subscribers: [Int: AsyncStream<CacheUpdate>.Continuation] = [:]
+        var nextSubscriber = 0
+    }
+
+    private let state = Locked(State())
+
+    /// A cache over `store`.
+    public init(store: any CacheStore = MemoryCacheStore(), configuration: CacheConfiguration = CacheConfiguration()) {
+        self.store = store
+        self.configuration = configuration
+    }
+
+    /// `cache`.
+    public var name: String { "cache" }
+
+    // MARK: - Invalidation
+
+    /// Removes the entry for `key`.
+    public func invalidate(_ key: CacheKey) async { await store.remove(key) }
+
+    /// Removes the entry `client` would use for `endpoint` now.
+    public func invalidate(_ endpoint: Endpoint, client: Client) async throws {
+        await store.remove(try CacheKey(for: endpoint, client: client))
+    }
+
+    /// Removes every entry of the module named `module`.
+    public func invalidate(module: String) async { await store.removeAll(module: module) }
+
+    /// Removes every entry.
+    public func invalidateAll() async { await store.removeAll() }
+
+    // MARK: - Updates
+
+    /// A stream of fresher responses found by background revalidations. Each call returns a new stream;
+    /// it ends when the consumer stops iterating.
+    public func updates() -> AsyncStream<CacheUpdate> {
+        let (stream, continuation) = AsyncStream.makeStream(of: CacheUpdate.self, bufferingPolicy: .bufferingNewest(64))
+        let id = state.withLock { state -> Int in
+            state.nextSubscriber += 1
+            state.subscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Waits until the background revalidations started so far have ended.
+    public func waitForRevalidations() async {
+        while true {
+            let tasks = state.withLock { Array($0.background.values) }
+            if tasks.isEmpty { return }
+            for task in tasks { await task.value }
+        }
+    }
+
+    // MARK: - The stage
+
+    public func intercept(
+        _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
+    ) async throws -> CourierResponse {
+        let endpoint = context.endpoint
+        let policy = endpoint.cachePolicy
+        if policy == .ignore { return try await next(request) }
+        let key = CacheKey(request: request, endpoint: endpoint)
+        var entry = await store.entry(for: key)
+        if let stored = entry, !isCurrent(stored, endpoint: endpoint) {
+            context.logger.debug("cache entry from another version dropped", metadata: ["endpoint": "\(endpoint.name)"])
+            await store.remove(key)
+            entry = nil
+        }
+        let decision = CacheDecision.decide(policy: policy, entry: entry?.metadata, now: configuration.now())
+        switch decision {
+        case .bypass:
+            return try await next(request)
+        case .miss:
+            throw CourierError(.cacheMiss, detail: "no cached response for \(endpoint.name)",
+                               context: context.errorContext)
+        case .fetch:
+            return try await fetch(request, key: key, entry: nil, policy: policy, context: context, next: next)
+        case .revalidate:
+            return try await fetch(request, key: key, entry: entry, policy: policy, context: context, next: next)
+        case .answer(let source):
+            guard let entry, let response = answer(entry, for: request, source: source, context: context) else {
+                await store.remove(key)
+                if policy == .readOnly {
+                    throw CourierError(.cacheMiss, detail: "the cached response for \(endpoint.name) is unreadable",
+                                       context: context.errorContext)
+                }
+                return try await fetch(request, key: key, entry: nil, policy: policy, context: context, next: next)
+            }
+            return response
+        case .answerStaleAndRevalidate:
+            guard let entry, let response = answer(entry, for: request, source: .staleCache, context: context) else {
+                await store.remove(key)
+                return try await fetch(request, key: key, entry: nil, policy: policy, context: context, next: next)
+            }
+            revalidateInBackground(request, key: key, entry: entry, policy: policy, context: context, next: next)
+            return response
+        }
+    }
+
+    // MARK: - Fetching and storing
+
+    private func fetch(
+        _ request: CourierRequest, key: CacheKey, entry: CacheEntry?, policy: CachePolicy,
+        context: InterceptorContext, next: InterceptorNext
+    ) async throws -> CourierResponse {
+        let response = try await next(conditional(request, entry: entry))
+        if let entry, isNotModified(response, comparedTo: entry) {
+            let renewed = renew(entry, with: response, policy: policy)
+            store.store(renewed)
+            if let answer = answer(renewed, for: request, source: .cache, context: context) { return answer }
+            return response
+        }
+        if let stored = makeEntry(key: key, response: response, policy: policy, context: context) {
+            store.store(stored)
+        }
+        return response
+    }
+
+    private func revalidateInBackground(
+        _ request: CourierRequest, key: CacheKey, entry: CacheEntry, policy: CachePolicy,
+        context: InterceptorContext, next: InterceptorNext
+    ) {
+        let start = state.withLock { state -> Int? in
+            guard state.revalidating.insert(key).inserted else { return nil }
+            state.nextTask += 1
+            return state.nextTask
+        }
+        guard let id = start else { return }
+        let outgoing = conditional(request, entry: entry)
+        // Tracked by the client: cancelAll() / cancelAll(module:) stop the revalidation too.
+        let task = context.startBackgroundWork { [self] in
+            defer {
+                state.withLock { state in
+                    state.revalidating.remove(key)
+                    state.background[id] = nil
+                }
+            }
+            do {
+                let response = try await next(outgoing)
+                if isNotModified(response, comparedTo: entry) {
+                    store.store(renew(entry, with: response, policy: policy))
+                    return
+                }
+                guard let fresh = makeEntry(key: key, response: response, policy: policy, context: context) else {
+                    context.logger.debug("background revalidation kept the stale entry",
+                                         metadata: ["status": "\(response.head.status.code)"])
+                    return
+                }
+                store.store(fresh)
+                if fresh.body != entry.body {
+                    publish(CacheUpdate(key: key, module: context.module.name, endpoint: context.endpoint.name,
+                                        callID: context.callID, response: response))
+                }
+            } catch {
+                context.logger.debug("background revalidation failed", metadata: ["error": "\(error)"])
+            }
+        }
+        state.withLock { state in
+            // The task may already have finished and removed nothing; only keep it while it runs.
+            if state.revalidating.contains(key) { state.background[id] = task }
+        }
+    }
+
+    private func publish(_ update: CacheUpdate) {
+        let subscribers = state.withLock { Array($0.subscribers.values) }
+        for subscriber in subscribers { subscriber.yield(update) }
+    }
+
+    /// `request` with the entry's validators.
+    private func conditional(_ request: CourierRequest, entry: CacheEntry?) -> CourierRequest {
+        guard let entry else { return request }
+        var request = request
+        if let eTag = entry.metadata.eTag { request.head.headerFields[.ifNoneMatch] = eTag }
+        if let lastModified = entry.metadata.lastModified {
+            request.head.headerFields[.ifModifiedSince] = lastModified
+        }
+        if let header = configuration.versionEchoHeader, let echo = entry.metadata.versionEcho {
+            request.head.headerFields[header] = echo
+        }
+        return request
+    }
+
+    private func isNotModified(_ response: CourierResponse, comparedTo entry: CacheEntry) -> Bool {
+        if response.head.status.code == 304 { return true }
+        guard response.isSuccessful, let field = configuration.notModifiedField,
+            let value = response.value?[path: Self.path(field)]
+        else { return false }
+        if value.boolValue == true { return true }
+        guard let echo = entry.metadata.versionEcho else { return false }
+        return CacheKey.canonical(value) == echo
+    }
+
+    private func renew(_ entry: CacheEntry, with response: CourierResponse, policy: CachePolicy) -> CacheEntry {
+        var renewed = entry
+        renewed.metadata.refreshedAt = configuration.now()
+        if let ttl = ttl(for: policy, response: response.head.status.code == 304 ? nil : response) {
+            renewed.metadata.ttl = ttl
+        } else if policy == .serverControlled, let ttl = headerTTL(response) {
+            renewed.metadata.ttl = ttl
+        }
+        if let eTag = response.head.headerFields[.eTag] {
+            renewed.metadata.eTag = eTag
+            renewed.headerFields[.eTag] = eTag
+        }
+        if let lastModified = response.head.headerFields[.lastModified] {
+            renewed.metadata.lastModified = lastModified
+            renewed.headerFields[.lastModified] = lastModified
+        }
+        return renewed
+    }
+
+    /// The entry to store for `response`, or nil when it must not be stored.
+    private func makeEntry(
+        key: CacheKey, response: CourierResponse, policy: CachePolicy, context: InterceptorContext
+    ) -> CacheEntry? {
+        guard policy != .readOnly, policy != .ignore, response.isSuccessful, response.head.status.code != 206,
+            response.body.count <= configuration.maximumEntrySize, context.businessFailure(in: response) == nil,
+            let ttl = ttl(for: policy, response: response)
+        else { return nil }
+        let now = configuration.now()
+        var echo: String?
+        if let field = configuration.notModifiedField, let value = response.value?[path: Self.path(field)] {
+            echo = CacheKey.canonical(value)
+        }
+        let metadata = CacheMetadata(
+            createdAt: now, ttl: ttl, cacheVersion: context.endpoint.cacheVersion,
+            appVersion: configuration.appVersion, eTag: response.head.headerFields[.eTag],
+            lastModified: response.head.headerFields[.lastModified], versionEcho: echo)
+        return CacheEntry(
+            key: key, module: context.module.name, status: Int(response.head.status.code),
+            headerFields: response.head.headerFields, body: response.body, format: response.format,
+            metadata: metadata)
+    }
+
+    /// The TTL in seconds for a response under `policy`; nil: do not store.
+    func ttl(for policy: CachePolicy, response: CourierResponse?) -> Double? {
+        switch policy {
+        case .ignore, .readOnly: return nil
+        case .noRead: return 0
+        case .normal(let ttl), .staleWhileRevalidate(let ttl): return Self.seconds(ttl)
+        case .serverControlled:
+            guard let response else { return nil }
+            if let directives = response.head.headerFields[.cacheControl]?.lowercased() {
+                if directives.contains("no-store") { return nil }
+                if let ttl = headerTTL(response) { return ttl }
+            }
+            if let field = configuration.serverTTLField, let value = response.value?[path: Self.path(field)] {
+                if let seconds = value.doubleValue { return max(0, seconds) }
+                if let text = value.stringValue, let seconds = Double(text) { return max(0, seconds) }
+            }
+            return Self.seconds(configuration.defaultServerTTL)
+        }
+    }
+
+    /// `Cache-Control: max-age=N` (`no-cache` counts as 0).
+    private func headerTTL(_ response: CourierResponse) -> Double? {
+        guard let header = response.head.headerFields[.cacheControl]?.lowercased() else { return nil }
+        for directive in header.split(separator: ",") {
+            let part = directive.filter { $0 != " " && $0 != "\t" }
+            if part.hasPrefix("max-age="), let seconds = Double(part.dropFirst("max-age=".count)) {
+                return max(0, seconds)
+            }
+            if part == "no-cache" { return 0 }
+        }
+        return nil
+    }
+
+    private func isCurrent(_ entry: CacheEntry, endpoint: Endpoint) -> Bool {
+        entry.metadata.cacheVersion == endpoint.cacheVersion && entry.metadata.appVersion == configuration.appVersion
+    }
+
+    /// The response answering `request` from `entry`, decoded as the codec stage would; nil if unreadable.
+    private func answer(
+        _ entry: CacheEntry, for request: CourierRequest, source: ResponseSource, context: InterceptorContext
+    ) -> CourierResponse? {
+        var head = HTTPResponse(status: .init(code: entry.status))
+        head.headerFields = entry.headerFields
+        var response = CourierResponse(head: head, body: entry.body, format: entry.format, source: source)
+        guard !entry.body.isEmpty else { return response }
+        if let format = request.responseFormat ?? entry.format {
+            guard let value = try? context.codecs.decode(entry.body, format: format, hints: request.responseHints)
+            else { return nil }
+            response.value = value
+            response.format = format
+        } else if entry.headerFields[.contentType]?.lowercased().hasPrefix("text/") == true {
+            response.value = .string(String(decoding: entry.body, as: UTF8.self))
+        } else {
+            response.value = .bytes(Array(entry.body))
+        }
+        return response
+    }
+
+    static func path(_ dotted: String) -> [PathComponent] {
+        dotted.split(separator: ".").map { part in Int(part).map(PathComponent.index) ?? .key(String(part)) }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

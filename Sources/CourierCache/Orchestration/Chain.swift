@@ -1,0 +1,96 @@
+/// Calls run one after another, each step building its endpoint from the previous reply
+/// (YTKChainRequest). A failure stops the chain and says at which step.
+///
+/// ```swift
+/// let chain = CallChain(.login(user, password))
+///     .then { login in .profile(token: login.value["data"]?["token"]?.stringValue ?? "") }
+///     .then { profile in .avatar(url: profile.value["data"]?["avatar"]?.stringValue ?? "") }
+/// let running = client.run(chain)
+/// let replies = try await running.replies     // one per step
+/// ```
+public struct CallChain: Sendable {
+    /// Builds a step's endpoint from the previous step's reply; nil ends the chain there.
+    public typealias Step = @Sendable (Reply<Value>) throws -> Endpoint?
+
+    /// The first endpoint.
+    public let first: Endpoint
+    let steps: [Step]
+
+    /// A chain starting with `first`.
+    public init(_ first: Endpoint) {
+        self.first = first
+        self.steps = []
+    }
+
+    private init(first: Endpoint, steps: [Step]) {
+        self.first = first
+        self.steps = steps
+    }
+
+    /// The chain with one more step.
+    public func then(_ step: @escaping Step) -> CallChain {
+        CallChain(first: first, steps: steps + [step])
+    }
+
+    /// The number of steps, the first included.
+    public var count: Int { steps.count + 1 }
+}
+
+/// A running ``CallChain``.
+public struct ChainCall: Sendable {
+    let task: Task<[Reply<Value>], any Error>
+
+    /// The replies of every step run, in order. A failing step throws its error, with a detail naming
+    /// the step (`chain step 2 of 3 (getProfile) failed`).
+    public var replies: [Reply<Value>] {
+        get async throws {
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        }
+    }
+
+    /// Cancels the chain: the running step is cancelled and no later step starts.
+    public func cancel() { task.cancel() }
+}
+
+extension Client {
+    /// Starts `chain` now.
+    public func run(_ chain: CallChain, options: CallOptions = CallOptions()) -> ChainCall {
+        ChainCall(task: Task {
+            var replies: [Reply<Value>] = []
+            var endpoint = chain.first
+            for index in 0..<chain.count {
+                do {
+                    try Task.checkCancellation()
+                    replies.append(try await self.dispatch(endpoint, options: options).reply)
+                } catch {
+                    throw Self.chainFailure(error, step: index, of: chain.count, endpoint: endpoint.name)
+                }
+                guard index < chain.steps.count else { break }
+                let built: Endpoint?
+                do {
+                    built = try chain.steps[index](replies[index])
+                } catch {
+                    var failure = CourierError.wrap(error, as: .invalidConfiguration)
+                    let note = "chain step \(index + 2) of \(chain.count) could not be built"
+                    failure.detail = [note, failure.detail].compactMap { $0 }.joined(separator: ": ")
+                    throw failure
+                }
+                guard let next = built else { break }
+                endpoint = next
+            }
+            return replies
+        })
+    }
+
+    private static func chainFailure(_ error: any Error, step: Int, of count: Int, endpoint: String) -> CourierError {
+        var failure = CourierError.wrap(error, as: .transportFailure)
+        let note = "chain step \(step + 1) of \(count) (\(endpoint)) failed"
+        failure.detail = [note, failure.detail].compactMap { $0 }.joined(separator: ": ")
+        if failure.context.endpoint == nil { failure.context.endpoint = endpoint }
+        return failure
+    }
+}

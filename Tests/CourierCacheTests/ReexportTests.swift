@@ -1,0 +1,9 @@
+import CourierCache
+import Testing
+
+@Suite struct CacheCodesTests {
+    @Test func cacheMissIsAConfigurationError() {
+        #expect(CourierError.Code.cacheMiss.category == .configuration)
+        #expect(CourierError.Code.cacheMiss.number == 9005)
+    }
+}
