@@ -1,0 +1,264 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import AsyncHTTPClient
+public import HTTPTypes
+public import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A transport on AsyncHTTPClient (SwiftNIO), for servers and command-line tools that already run an
+/// `HTTPClient`. Like ``Courier/URLSessionTransport`` it enforces the request's timeout over the whole
+/// exchange, stops reading once the body passes ``Courier/TransportOptions/maximumResponseSize``
+/// (``Courier/CourierError/Code/responseTooLarge``), stops the request when the Swift task is cancelled,
+/// and maps every failure to an enumerated transport code (timed out, cannot connect, host not found,
+/// not connected, connection lost, TLS, cancelled, other — the NIO error kept as the underlying cause).
+///
+/// The transport does not own the client: shut down a client you made yourself once you are done with it.
+/// `HTTPClient.shared` needs no shutdown.
+///
+/// ```swift
+/// import AsyncHTTPClient
+/// import CourierAsyncHTTPClient
+///
+/// let client = Client(transport: AsyncHTTPClientTransport())   // HTTPClient.shared
+///
+/// // Your own HTTPClient, failing at once when nothing listens instead of retrying until the deadline:
+/// var configuration = HTTPClient.Configuration()
+/// configuration.connectionPool.retryConnectionEstablishment = false
+/// let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+/// let tuned = Client(transport: AsyncHTTPClientTransport(client: httpClient))
+/// let reply = try await tuned.send(.user(id: 7), decoding: UserEnvelope.self)
+/// try await httpClient.shutdown()
+/// ```
+///
+/// AsyncHTTPClient retries a failed connection attempt (refused, unresolvable host, failed TLS handshake)
+/// until the connect timeout or the request's deadline by default, and then reports the last attempt's
+/// failure, so such a call ends with ``Courier/CourierError/Code/cannotConnect``,
+/// ``Courier/CourierError/Code/hostNotFound`` or ``Courier/CourierError/Code/tlsFailure`` only once its
+/// timeout has run out. With `retryConnectionEstablishment` off, as above, it ends at the first failure.
+/// A request without a timeout has no overall deadline: the client configuration's connect and read
+/// timeouts still apply.
+public struct AsyncHTTPClientTransport: Transport {
+    /// The client that sends the requests. Its owner shuts it down.
+    public let client: HTTPClient
+    /// The logger handed to AsyncHTTPClient for each request, with the call's id as `call` metadata.
+    public let logger: Logger
+
+    /// A transport over `client`, which the caller keeps and eventually shuts down.
+    ///
+    /// - Parameters:
+    ///   - client: The AsyncHTTPClient client to send through.
+    ///   - logger: Passed to AsyncHTTPClient for each request (the default logs nothing).
+    public init(
+        client: HTTPClient,
+        logger: Logger = Logger(label: "courier.async-http-client", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// A transport over `HTTPClient.shared`, the process-wide client that needs no shutdown.
+    ///
+    /// - Parameter logger: Passed to AsyncHTTPClient for each request (the default logs nothing).
+    public init(
+        logger: Logger = Logger(label: "courier.async-http-client", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.init(client: .shared, logger: logger)
+    }
+
+    /// Sends `request` with `body` and returns the response head and the whole body, or throws a
+    /// ``Courier/CourierError`` of the transport category (``Courier/CourierError/Code/responseTooLarge``
+    /// past `options.maximumResponseSize`, ``Courier/CourierError/Code/cancelled`` when the task is cancelled).
+    public func send(
+        _ request: HTTPRequest, body: Data?, options: TransportOptions
+    ) async throws -> (HTTPResponse, Data) {
+        let outgoing = try Self.clientRequest(request, body: body)
+        var logger = logger
+        if let callID = options.callID { logger[metadataKey: "call"] = "\(callID)" }
+        let clock = ContinuousClock()
+        let end = options.timeout.map { clock.now + $0 }
+        do {
+            // AsyncHTTPClient's deadline covers the exchange up to the response head; the body is read under
+            // what is left of the same timeout.
+            let deadline = options.timeout.map { NIODeadline.now() + .nanoseconds(Self.nanoseconds($0)) }
+            let response = try await client.execute(outgoing, deadline: deadline ?? .distantFuture, logger: logger)
+            let head = try Self.responseHead(response)
+            let limit = options.maximumResponseSize
+            let declared = response.headers.first(name: "Content-Length").flatMap { Int($0) }
+            if request.method != .head, let declared, declared > limit {
+                // Dropping the unread body makes AsyncHTTPClient close the connection.
+                throw Self.tooLarge("the response declares \(declared) bytes; the limit is \(limit)")
+            }
+            let responseBody = response.body
+            let data: Data
+            do {
+                data = try await withTimeout(end.map { $0 - clock.now }) {
+                    try await Self.collect(responseBody, limit: limit, expected: declared)
+                }
+            } catch let error as CourierError where error.code == .timedOut {
+                let timeout = options.timeout ?? .zero
+                throw TransportFailure.timedOut.error(detail: "the body did not arrive within \(timeout)")
+            }
+            return (head, data)
+        } catch {
+            throw Self.map(error, cancelled: Task.isCancelled, timeout: options.timeout)
+        }
+    }
+
+    // MARK: - Conversions
+
+    /// AsyncHTTPClient's request for `request` and `body`.
+    static func clientRequest(_ request: HTTPRequest, body: Data?) throws -> HTTPClientRequest {
+        let text = "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "/")"
+        guard let host = URL(string: text)?.host, !host.isEmpty else {
+            throw CourierError(.invalidURL, detail: "'\(text)' is not a valid URL")
+        }
+        var outgoing = HTTPClientRequest(url: text)
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(request.headerFields.count)
+        for field in request.headerFields {
+            headers.add(name: field.name.rawName, value: field.value)
+        }
+        outgoing.headers = headers
+        if let body {
+            outgoing.body = .bytes(body)
+        }
+        return outgoing
+    }
+
+    /// The swift-http-types head of AsyncHTTPClient's `response`.
+    static func responseHead(_ response: HTTPClientResponse) throws -> HTTPResponse {
+        let code = Int(response.status.code)
+        guard (100...999).contains(code) else {
+            throw TransportFailure.other.error(detail: "the server answered with status \(code)")
+        }
+        var head = HTTPResponse(status: HTTPResponse.Status(code: code, reasonPhrase: response.status.reasonPhrase))
+        head.headerFields.reserveCapacity(response.headers.count)
+        for (name, value) in response.headers {
+            guard let fieldName = HTTPField.Name(name) else { continue }
+            head.headerFields.append(HTTPField(name: fieldName, value: value))
+        }
+        return head
+    }
+
+    /// Reads `body` to its end, failing as soon as it passes `limit` bytes.
+    static func collect(_ body: HTTPClientResponse.Body, limit: Int, expected: Int?) async throws -> Data {
+        var data = Data()
+        if let expected, expected > 0 { data.reserveCapacity(expected) }
+        for try await buffer in body {
+            guard buffer.readableBytes <= limit - data.count else {
+                // Leaving the loop drops the body's iterator, and AsyncHTTPClient then cancels the request.
+                throw tooLarge("the response exceeds \(limit) bytes")
+            }
+            data.append(contentsOf: buffer.readableBytesView)
+        }
+        return data
+    }
+
+    static func tooLarge(_ detail: String) -> CourierError {
+        var error = CourierError(.responseTooLarge, detail: detail)
+        error.context.stage = "transport"
+        return error
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+    }
+
+    // MARK: - Failures
+
+    /// `error` as a transport ``Courier/CourierError``; a call whose task was cancelled is
+    /// ``Courier/CourierError/Code/cancelled`` whatever AsyncHTTPClient reported.
+    static func map(_ error: any Error, cancelled: Bool, timeout: Duration?) -> CourierError {
+        if let error = error as? CourierError { return error }
+        if cancelled { return TransportFailure.cancelled.error(underlying: error) }
+        if let client = error as? HTTPClientError,
+            [HTTPClientError.invalidURL, .emptyHost, .emptyScheme].contains(client)
+        {
+            var invalid = CourierError(.invalidURL, detail: "\(client)", underlying: error)
+            invalid.context.stage = "transport"
+            return invalid
+        }
+        let failure = Self.failure(for: error)
+        let detail: String?
+        switch failure {
+        case .timedOut: detail = timeout.map { "no answer within \($0)" }
+        case .other: detail = String(describing: error)
+        default: detail = nil
+        }
+        return failure.error(detail: detail, underlying: error)
+    }
+
+    /// The enumerated failure for an error AsyncHTTPClient, SwiftNIO or NIOSSL threw.
+    static func failure(for error: any Error) -> TransportFailure {
+        switch error {
+        case is CancellationError:
+            return .cancelled
+        case let client as HTTPClientError:
+            switch client {
+            case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout,
+                .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+                return .timedOut
+            case .cancelled, .requestStreamCancelled:
+                return .cancelled
+            case .remoteConnectionClosed:
+                return .connectionLost
+            default:
+                return .other
+            }
+        case let connection as NIOConnectionError:
+            // Resolution failed when there was nothing to connect to; else the attempts say why.
+            if connection.connectionErrors.isEmpty, connection.dnsAError != nil || connection.dnsAAAAError != nil {
+                return .hostNotFound
+            }
+            let attempts = connection.connectionErrors.map { failure(for: $0.error) }
+            if attempts.contains(.notConnected), attempts.allSatisfy({ $0 == .notConnected }) { return .notConnected }
+            if attempts.contains(.timedOut), attempts.allSatisfy({ $0 == .timedOut }) { return .timedOut }
+            return .cannotConnect
+        case is SocketAddressError.UnknownHost:
+            return .hostNotFound
+        case let io as IOError:
+            return failure(errno: io.errnoCode)
+        case let channel as ChannelError:
+            switch channel {
+            case .connectTimeout: return .timedOut
+            case .ioOnClosedChannel, .alreadyClosed, .eof, .outputClosed, .inputClosed: return .connectionLost
+            default: return .other
+            }
+        case let parser as HTTPParserError:
+            // The connection closed before the message's end (a cut body, a missing head).
+            return parser == .invalidEOFState ? .connectionLost : .other
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+            return .tlsFailure
+        default:
+            return .other
+        }
+    }
+
+    /// The failure for a socket error number.
+    static func failure(errno code: Int32) -> TransportFailure {
+        switch code {
+        case ECONNREFUSED, EHOSTUNREACH, EADDRNOTAVAIL: return .cannotConnect
+        case ENETUNREACH, ENETDOWN: return .notConnected
+        case ETIMEDOUT: return .timedOut
+        case ECONNRESET, ECONNABORTED, EPIPE, ENOTCONN: return .connectionLost
+        default: return .other
+        }
+    }
+}

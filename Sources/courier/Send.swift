@@ -1,0 +1,137 @@
+import ArgumentParser
+import Courier
+import Foundation
+import HTTPTypes
+
+struct Send: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send one HTTP request through the Courier chain and print the decoded answer.",
+        discussion: """
+            Examples:
+              courier send GET http://127.0.0.1:8080/users/1
+              courier send POST http://127.0.0.1:8080/users --data '{"name":"Ada","email":"a@x.io","age":36}'
+              courier send GET http://127.0.0.1:8080/users/1 --format xml --trace
+              courier send GET http://127.0.0.1:8080/users/1 --config courier.json
+
+            --data takes JSON and sends it encoded in --format; --data-file sends a file's bytes as they are.
+            The --config file is JSON: {"modules": [{"name": "user", "baseURL": "http://127.0.0.1:8080",
+            "headers": {"X-App": "demo"}, "interceptors": [{"type": "requestID"},
+            {"type": "headers", "headers": {"X-Platform": "linux"}}], "businessRule": {"codePath": "code",
+            "messagePath": "message", "successCodes": [0, 200]}}]}. The module whose baseURL prefixes the URL
+            (or --module) supplies headers, interceptors and business-code mapping.
+            """)
+
+    @Argument(help: "The HTTP method: GET, POST, PUT, DELETE, PATCH or HEAD.")
+    var method: String
+
+    @Argument(help: "The absolute URL.")
+    var url: String
+
+    @Option(help: "Wire format of the body and the expected answer: json, xml or protobuf.")
+    var format: String = "json"
+
+    @Option(help: "The body as JSON text, encoded in --format.")
+    var data: String?
+
+    @Option(help: "A file whose bytes are the body, sent as they are.")
+    var dataFile: String?
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A header field, name:value (repeatable).")
+    var headers: [String] = []
+
+    @Option(name: .customLong("query"), help: "A query parameter, name=value (repeatable).")
+    var query: [String] = []
+
+    @Option(help: "Timeout in seconds.")
+    var timeout: Double?
+
+    @Flag(help: "Print the answer as a raw value (the default when no typed model applies).")
+    var raw = false
+
+    @Option(help: "Protobuf schema for decoding: a .proto file or a descriptor set.")
+    var schema: String?
+
+    @Option(help: "The full protobuf message name of the answer, e.g. demo.UserResponse.")
+    var message: String?
+
+    @Flag(help: "Print the header fields and every stage of the chain.")
+    var trace = false
+
+    @Option(help: "A JSON file declaring modules and their interceptors.")
+    var config: String?
+
+    @Option(help: "With --config: the module to use (default: by base URL).")
+    var module: String?
+
+    @Option(help: "Language of error messages: en or zh.")
+    var language: String = "en"
+
+    func run() async throws {
+        let language: CourierError.Language = self.language.hasPrefix("zh") ? .simplifiedChinese : .english
+        do {
+            let (client, endpoint) = try makeCall()
+            let reply = try await client.send(endpoint, options: CallOptions(trace: trace))
+            let metadata = reply.metadata
+            let reason = metadata.status.reasonPhrase
+            print("HTTP \(metadata.status.code) \(reason)  (\(metadata.body.count) B\(metadata.format.map { " \($0)" } ?? ""), "
+                  + "\(milliseconds(metadata.duration)), call \(metadata.callID))")
+            if trace {
+                for field in metadata.headerFields { print("\(field.name): \(field.value)") }
+                if let chain = metadata.trace {
+                    print("-- chain")
+                    print(chain)
+                }
+                print("--")
+            }
+            print(render(reply.value))
+        } catch {
+            if trace, let chain = (error as? CourierError)?.trace {
+                print("-- chain")
+                print(chain)
+            }
+            throw fail(error, language: language)
+        }
+    }
+
+    func makeCall() throws -> (Client, Endpoint) {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme, scheme.hasPrefix("http"), parsed.host != nil else {
+            throw CourierError(.invalidURL, detail: "'\(url)' is not an absolute http(s) URL")
+        }
+        guard let wireFormat = ContentFormat(name: format) else {
+            throw CourierError(.invalidConfiguration, detail: "unknown format '\(format)' (json, xml, protobuf)")
+        }
+        let configuration = try config.map { try CLIConfiguration(path: $0) }
+        let base = URL(string: "\(scheme)://\(parsed.host!)\(parsed.port.map { ":\($0)" } ?? "")")!
+        var apiModule = try configuration?.module(named: module, for: url)
+            ?? APIModule(name: "cli", service: Service(name: "cli", baseURL: base))
+        if configuration == nil || module == nil {
+            // Calls go to the URL given, whatever the module's base URL.
+            apiModule.service = Service(name: apiModule.service.name, baseURL: base)
+        }
+        var endpoint = Endpoint(name: "send", module: apiModule, method: HTTPRequest.Method(method.uppercased())!, path: url)
+        for item in query {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            endpoint.query.append(QueryItem(parts[0], parts.count > 1 ? parts[1] : nil))
+        }
+        for header in headers {
+            let parts = header.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let name = HTTPField.Name(parts[0]) else {
+                throw CourierError(.invalidConfiguration, detail: "a header is name:value, not '\(header)'")
+            }
+            endpoint.headers.append(HTTPField(name: name, value: parts[1]))
+        }
+        endpoint.requestFormat = wireFormat
+        endpoint.responseFormat = nil
+        endpoint.requestMessage = message
+        endpoint.responseMessage = message
+        if let timeout { endpoint.timeout = .milliseconds(Int(timeout * 1000)) }
+        if let data {
+            endpoint.body = try JSONCodec().decode(Data(data.utf8), hints: CodingHints())
+        } else if let dataFile {
+            endpoint.rawBody = try Data(contentsOf: URL(fileURLWithPath: dataFile))
+        }
+        let codecs = try CLICodecs.make(schemaPath: schema)
+        let client = Client(configuration: .init(interceptors: configuration?.globalInterceptors ?? [], codecs: codecs))
+        return (client, endpoint)
+    }
+}

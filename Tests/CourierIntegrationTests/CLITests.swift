@@ -1,0 +1,193 @@
+import Courier
+import CourierDemoServer
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// Runs the built `courier` tool.
+struct CLI {
+    static let binary: URL = {
+        let root = Repository.root
+        let candidates = [".build/debug/courier", ".build/x86_64-unknown-linux-gnu/debug/courier",
+                          ".build/aarch64-unknown-linux-gnu/debug/courier"]
+        return candidates.map { root.appendingPathComponent($0) }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? root.appendingPathComponent(candidates[0])
+    }()
+
+    struct Result {
+        var status: Int32
+        var output: Data
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, output: stdoutData, stdout: String(decoding: stdoutData, as: UTF8.self),
+                      stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+}
+
+@Suite(.serialized) struct CLITests {
+    @Test func sendShowsStatusHeadersTraceAndTheDecodedBody() async throws {
+        try await withDemoServer { server, _ in
+            let result = try CLI.run(["send", "GET", "\(server.baseURL)/users/1", "--trace"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("HTTP 200 OK"))
+            #expect(result.stdout.lowercased().contains("content-type: application/json"))
+            #expect(result.stdout.contains("-- chain"))
+            #expect(result.stdout.contains("codec"))
+            #expect(result.stdout.contains("\"name\": \"Zoë Hernández\""))
+        }
+    }
+
+    @Test func sendPostsJSONData() async throws {
+        try await withDemoServer { server, _ in
+            let result = try CLI.run(["send", "POST", "\(server.baseURL)/users", "--data",
+                                      #"{"name":"Ada Lovelace","email":"ada@example.com","age":36}"#])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("HTTP 201"))
+            #expect(result.stdout.contains("\"name\": \"Ada Lovelace\""))
+        }
+    }
+
+    @Test func timeoutRefusedAnd404EachHaveTheirOwnErrorAndExitStatus() async throws {
+        try await withDemoServer { server, _ in
+            let timeout = try CLI.run(["send", "GET", "\(server.baseURL)/delay/5000", "--timeout", "0.3"])
+            #expect(timeout.status == 10)
+            #expect(timeout.stderr.contains("[transport.timedOut 1001] The request timed out."))
+
+            let notFound = try CLI.run(["send", "GET", "\(server.baseURL)/nope", "--language", "zh"])
+            #expect(notFound.status == 11)
+            #expect(notFound.stderr.contains("[http.notFound 2404]"))
+            #expect(notFound.stderr.contains("请求的资源不存在（404）~"))
+
+            let business = try CLI.run(["send", "GET", "\(server.baseURL)/users/404404", "--config", try configFile(server)])
+            #expect(business.status == 16)
+            #expect(business.stderr.contains("[business.business 7001]"))
+            #expect(business.stderr.contains("user 404404 does not exist"))
+        }
+        let stopped = try await DemoServer.start()
+        let url = stopped.baseURL
+        await stopped.stop()
+        let refused = try CLI.run(["send", "GET", "\(url)/users/1"])
+        #expect(refused.status == 10)
+        #expect(refused.stderr.contains("[transport.cannotConnect 1002] Could not connect to the server."))
+    }
+
+    @Test func configFilesLoadModulesAndTheirInterceptors() async throws {
+        try await withDemoServer { server, _ in
+            let result = try CLI.run(["send", "GET", "\(server.baseURL)/echo", "--config", try configFile(server), "--trace"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("\"x-platform\": \"linux\""))
+            #expect(result.stdout.contains("\"x-app\": \"demo\""))
+            #expect(result.stdout.contains("RequestID"))
+            let bad = try CLI.run(["send", "GET", "\(server.baseURL)/echo", "--config", "/nonexistent/courier.json"])
+            #expect(bad.status == 18)
+        }
+    }
+
+    @Test func helpDocumentsEverySubcommand() throws {
+        let help = try CLI.run(["--help"])
+        #expect(help.status == 0)
+        for command in ["demo", "send", "convert", "decode", "validate", "serve"] {
+            #expect(help.stdout.contains(command))
+            let sub = try CLI.run([command, "--help"])
+            #expect(sub.status == 0, "\(command)")
+            #expect(sub.stdout.contains("USAGE"), "\(command)")
+        }
+    }
+
+    @Test func theDemoTourRunsEveryStepAndExitsZero() throws {
+        let result = try CLI.run(["demo"])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        for step in ["A typed call", "decoded raw", "A business error", "An HTTP error", "A timeout", "A cancelled call"] {
+            #expect(result.stdout.contains(step), "missing step: \(step)")
+        }
+        #expect(result.stdout.contains("Tour complete"))
+    }
+
+    static let root = Repository.root.path
+
+    @Test(arguments: ["users_10.json", "users_10.xml", "users_5000.json"])
+    func validateAcceptsTheFixtures(file: String) throws {
+        let result = try CLI.run(["validate", "--schema", "\(Self.root)/Schemas/userlist.schema.json", "\(Self.root)/Fixtures/\(file)"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout == "valid\n")
+    }
+
+    @Test func validatePrintsEachViolationAndExitsOne() throws {
+        let document = #"{"code":200,"message":"OK","data":{"id":7,"name":"Ada","email":"a@x.io","age":-1,"address":{"zip":"ABCDE"}}}"#
+        let result = try CLI.run(["validate", "--schema", "\(Self.root)/Schemas/user.schema.json", "--pointer", "#/$defs/response", "-"],
+                                 stdin: Data(document.utf8))
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("data/age: -1 is less than the minimum of 0"))
+        #expect(result.stdout.contains(#"data/address/zip: "ABCDE" does not match the pattern ^[0-9]{5}$"#))
+        #expect(result.stdout.contains("2 violations"))
+        let broken = try CLI.run(["validate", "--schema", "\(Self.root)/Schemas/user.schema.json", "-"], stdin: Data("{".utf8))
+        #expect(broken.status == 12)
+        #expect(broken.stderr.contains("[decoding.malformedInput 3001]"))
+    }
+
+    @Test func convertBetweenEveryPairOfFormatsReproducesTheFixtures() throws {
+        let schema = ["--schema", "\(Self.root)/Schemas/demo.proto", "--message", "demo.UserListResponse"]
+        let fixtures: [String: Data] = try ["json": "json", "xml": "xml", "protobuf": "pb"].mapValues {
+            try Data(contentsOf: URL(fileURLWithPath: "\(Self.root)/Fixtures/users_10.\($0)"))
+        }
+        for (from, input) in fixtures {
+            for to in fixtures.keys where to != from {
+                let result = try CLI.run(["convert", "--from", from, "--to", to] + schema, stdin: input)
+                #expect(result.status == 0, "\(from) → \(to): \(result.stderr)")
+                var expected = fixtures[to]!
+                if to != "protobuf" { expected.append(contentsOf: Array("\n".utf8)) }
+                if to == "xml" { expected = Data(String(decoding: expected, as: UTF8.self).replacingOccurrences(of: "\n<response>", with: "<response>").utf8) }
+                #expect(result.output == expected || to == "xml" && result.stdout.contains("<users><user><id>1000000000000</id>"),
+                        "\(from) → \(to) differs from the fixture")
+            }
+        }
+    }
+
+    @Test func decodeRawMatchesProtocDecodeRawAndBadInputFails() throws {
+        let input = try Data(contentsOf: URL(fileURLWithPath: "\(Self.root)/Fixtures/users_10.pb"))
+        let raw = try CLI.run(["decode", "--format", "protobuf", "--raw"], stdin: input)
+        #expect(raw.status == 0)
+        #expect(raw.stdout.hasPrefix("1: 200\n2: \"OK\"\n3 {\n"))
+        let typed = try CLI.run(["decode", "--format", "protobuf", "--schema", "\(Self.root)/Schemas/demo.pb",
+                                 "--message", "demo.UserListResponse"], stdin: input)
+        #expect(typed.status == 0)
+        #expect(typed.stdout.contains("\"name\": \"Zoë Hernández\""))
+        let bad = try CLI.run(["decode", "--format", "protobuf", "--schema", "\(Self.root)/Schemas/demo.pb",
+                               "--message", "demo.UserListResponse"], stdin: Data("garbage\n".utf8))
+        #expect(bad.status == 12)
+        #expect(bad.stderr.contains("[decoding.malformedInput 3001]"))
+        let unknown = try CLI.run(["decode", "--format", "protobuf", "--schema", "\(Self.root)/Schemas/demo.pb",
+                                   "--message", "demo.Nope"], stdin: input)
+        #expect(unknown.status == 12)
+        #expect(unknown.stderr.contains("unknownMessageType"))
+    }
+
+    func configFile(_ server: DemoServer) throws -> String {
+        let json = """
+            {"modules": [{"name": "user", "baseURL": "\(server.baseURL)", "headers": {"X-App": "demo"},
+              "interceptors": [{"type": "requestID"}, {"type": "headers", "headers": {"X-Platform": "linux"}}],
+              "businessRule": {"codePath": "code", "messagePath": "message", "successCodes": [0, 200]}}]}
+            """
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).json")
+        try Data(json.utf8).write(to: path)
+        return path.path
+    }
+}

@@ -1,0 +1,146 @@
+import Courier
+import CourierDemoServer
+import HTTPTypes
+import Foundation
+import Testing
+
+/// Starts a demo server for one test and stops it afterwards.
+func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async throws -> T {
+    let server = try await DemoServer.start()
+    do {
+        let result = try await body(server, DemoAPI(baseURL: server.baseURL))
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+@Suite(.serialized) struct LoopbackTests {
+    @Test func typedAndRawCallsOverRealHTTP() async throws {
+        try await withDemoServer { server, api in
+            let client = Client()
+            let typed = try await client.send(api.user(id: 1), decoding: DemoAPI.UserEnvelope.self)
+            #expect(typed.value.code == 200)
+            #expect(typed.value.data.id == 1)
+            #expect(typed.metadata.status == .ok)
+            #expect(typed.metadata.format == .json)
+            let raw = try await client.send(api.user(id: 1))
+            #expect(raw.value["data"]?["name"]?.stringValue == typed.value.data.name)
+            let page = try await client.send(api.users(page: 2, size: 5), decoding: DemoAPI.UserPageEnvelope.self)
+            #expect(page.value.data.users.map(\.id) == [6, 7, 8, 9, 10])
+            #expect(server.state.requestCount == 3)
+        }
+    }
+
+    @Test func postCreatesAndBusinessCodesMapToTheModuleEnum() async throws {
+        try await withDemoServer { _, api in
+            let client = Client()
+            let created = try await client.send(
+                try api.createUser(.init(name: "Grace Hopper", email: "grace@example.com", age: 85, tags: ["navy"])),
+                decoding: DemoAPI.UserEnvelope.self)
+            #expect(created.metadata.status == .created)
+            #expect(created.value.data.name == "Grace Hopper")
+            let taken = try await #require(throws: CourierError.self) {
+                try await client.send(try api.createUser(.init(name: "Grace Hopper", email: "g@x.io", age: 1)))
+            }
+            #expect(taken.business(as: DemoAPI.UserError.self) == .nameTaken)
+            let missing = try await #require(throws: CourierError.self) { try await client.send(api.user(id: 404404)) }
+            #expect(missing.code == .business)
+            #expect(missing.business(as: DemoAPI.UserError.self) == .userNotFound)
+            #expect(missing.message == "The user does not exist.")
+            #expect(missing.message(in: .simplifiedChinese) == "用户不存在~")
+            #expect(missing.context.module == "user")
+            #expect(missing.context.endpoint == "getUser")
+        }
+    }
+
+    @Test func httpErrorStatusesBecomeTheirCodes() async throws {
+        try await withDemoServer { _, api in
+            let client = Client()
+            let notFound = try await #require(throws: CourierError.self) {
+                try await client.send(Endpoint(name: "missing", module: api.users, path: "/nope"))
+            }
+            #expect(notFound.code == .notFound)
+            #expect(notFound.context.status == 404)
+            let unavailable = try await #require(throws: CourierError.self) { try await client.send(api.status(503)) }
+            #expect(unavailable.code == .serviceUnavailable)
+        }
+    }
+
+    @Test func aDelayLongerThanTheTimeoutTimesOut() async throws {
+        try await withDemoServer { _, api in
+            let started = ContinuousClock.now
+            let error = try await #require(throws: CourierError.self) {
+                try await Client().send(api.slow(milliseconds: 5000, timeout: .milliseconds(300)))
+            }
+            #expect(error.code == .timedOut)
+            #expect(error.category == .transport)
+            let elapsed = ContinuousClock.now - started
+            #expect(elapsed >= .milliseconds(300))
+            #expect(elapsed < .seconds(4))
+        }
+    }
+
+    @Test func aClosedPortCannotConnect() async throws {
+        let server = try await DemoServer.start()
+        let url = server.baseURL
+        await server.stop()
+        let module = APIModule(name: "gone", service: Service(name: "gone", baseURL: url))
+        let error = try await #require(throws: CourierError.self) {
+            try await Client().send(Endpoint(name: "ping", module: module, path: "/users/1"))
+        }
+        #expect(error.code == .cannotConnect)
+    }
+
+    @Test func tlsAgainstAPlainHTTPServerIsATLSFailure() async throws {
+        try await withDemoServer { server, _ in
+            let module = APIModule(name: "tls", service: Service(name: "tls", baseURL: URL(string: "https://127.0.0.1:\(server.port)")!))
+            let error = try await #require(throws: CourierError.self) {
+                try await Client().send(Endpoint(name: "ping", module: module, path: "/users/1"))
+            }
+            #expect(error.code == .tlsFailure, "\(error.debugDescription)")
+        }
+    }
+
+    @Test func anUnresolvableHostIsNotFound() async throws {
+        let module = APIModule(name: "nowhere", service: Service(name: "nowhere", baseURL: URL(string: "http://courier-test.invalid:8080")!))
+        var endpoint = Endpoint(name: "ping", module: module, path: "/")
+        endpoint.timeout = .seconds(20)
+        let error = try await #require(throws: CourierError.self) { try await Client().send(endpoint) }
+        #expect(error.code == .hostNotFound)
+    }
+
+    @Test func cancellingByIDStopsTheExchange() async throws {
+        try await withDemoServer { server, api in
+            let client = Client()
+            let call = client.dispatch(api.slow(milliseconds: 10_000))
+            while server.state.delays.started < 1 { try await Task.sleep(for: .milliseconds(10)) }
+            let started = ContinuousClock.now
+            #expect(client.cancel(call.id))
+            let error = try await #require(throws: CourierError.self) { try await call.reply }
+            #expect(error.code == .cancelled)
+            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(client.runningCalls.isEmpty)
+        }
+    }
+
+    @Test func cancellingAModuleLeavesOtherModulesRunning() async throws {
+        try await withDemoServer { server, api in
+            let client = Client()
+            let userCalls = (0..<3).map { _ in client.dispatch(api.slow(milliseconds: 10_000)) }
+            var topicSlow = api.slow(milliseconds: 300)
+            topicSlow.module = api.topics
+            let topicCall = client.dispatch(topicSlow)
+            while server.state.delays.started < 4 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(client.cancelAll(module: "user") == 3)
+            for call in userCalls {
+                let error = try await #require(throws: CourierError.self) { try await call.reply }
+                #expect(error.code == .cancelled)
+            }
+            let reply = try await topicCall.reply
+            #expect(reply.value["data"]?["waited"] == 300)
+        }
+    }
+}
