@@ -1,0 +1,63 @@
+import Courier
+import CourierTesting
+import Foundation
+import HTTPTypes
+
+/// The pipeline's own cost: calls through 0 and 10 no-op interceptors on the in-memory transport.
+enum ChainBenchmarks {
+    struct NoOp: Interceptor {
+        var name: String { "NoOp" }
+        func intercept(_ request: CourierRequest, context: InterceptorContext, next: InterceptorNext) async throws
+            -> CourierResponse
+        {
+            try await next(request)
+        }
+    }
+
+    /// Answers itself with an already-decoded value, so only the chain is measured.
+    struct Answer: Interceptor {
+        var name: String { "Answer" }
+        func intercept(_ request: CourierRequest, context: InterceptorContext, next: InterceptorNext) async throws
+            -> CourierResponse
+        {
+            CourierResponse(status: .ok, value: ["code": 0])
+        }
+    }
+
+    static func run(_ h: inout Harness) async throws {
+        let body = Data(#"{"code":0}"#.utf8)
+        let transport = InMemoryTransport(recording: false) { _, _ in
+            (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), body)
+        }
+        let service = Service(name: "bench", baseURL: URL(string: "http://bench.local")!)
+        let plain = APIModule(name: "plain", service: service)
+        var tenModule = APIModule(name: "ten", service: service)
+        tenModule.interceptors = Array(repeating: NoOp(), count: 10)
+        let client = Client(transport: transport)
+
+        let zero = Endpoint(name: "e", module: plain, path: "/x")
+        let ten = Endpoint(name: "e", module: tenModule, path: "/x")
+        let baseline = try await h.measureAsync("send, 0 interceptors (codec + in-memory transport)") {
+            _ = try await client.send(zero)
+        }
+        let full = try await h.measureAsync("send, 10 no-op interceptors") {
+            _ = try await client.send(ten)
+        }
+
+        // The chain alone, without the client's call bookkeeping: 10 no-ops then an answering stage.
+        var chainOnly = ten
+        chainOnly.interceptors = [Answer()]
+        let pipeline = client.pipeline(for: chainOnly)
+        let request = try client.makeRequest(for: chainOnly)
+        let context = InterceptorContext(endpoint: chainOnly)
+        let chain = try await h.measureAsync("pipeline.execute, 10 no-ops + answering stage") {
+            _ = try await pipeline.execute(request, context: context)
+        }
+
+        let perInterceptor = (full.nanosPerOp - baseline.nanosPerOp) / 10
+        print(String(format: "  => chain overhead per call through 10 no-op interceptors: %.2f µs (target < 10 µs: %@)",
+                     chain.nanosPerOp / 1000, chain.nanosPerOp < 10_000 ? "met" : "MISSED"))
+        print(String(format: "  => whole send() with 10 no-ops: %.2f µs = %.0f calls/s; each no-op adds %.3f µs",
+                     full.nanosPerOp / 1000, 1e9 / full.nanosPerOp, perInterceptor / 1000))
+    }
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds the fuzz package (incrementally) and runs one libFuzzer target for a bounded time.
+#
+#   Fuzz/run.sh TARGET SECONDS [libFuzzer options...]      e.g. Fuzz/run.sh FuzzJSON 60 -jobs=2
+#
+# The seed corpus Fixtures/fuzz/TARGET/ is copied into Fuzz/corpus-work/TARGET/ (gitignored), where the
+# fuzzer grows it across runs; crashing inputs land in Fuzz/corpus-work/TARGET-artifacts/. A crash found
+# should be fixed and its input added to the codec's regression tests.
+set -euo pipefail
+
+if [[ $# -lt 2 ]]; then
+    echo "usage: $0 TARGET SECONDS [libFuzzer options...]" >&2
+    exit 64
+fi
+target="$1"
+seconds="$2"
+shift 2
+
+fuzz_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$fuzz_dir")"
+seeds="$root/Fixtures/fuzz/$target"
+work="$fuzz_dir/corpus-work/$target"
+artifacts="$fuzz_dir/corpus-work/$target-artifacts"
+
+if [[ ! -d "$fuzz_dir/Sources/$target" ]]; then
+    echo "unknown fuzz target '$target' (see $fuzz_dir/Sources)" >&2
+    exit 64
+fi
+
+# The light build of Courier leaves out NIO, crypto and SQLite, which no fuzz target needs.
+export COURIER_LIGHT=1
+# -sanitize=fuzzer alone was seen to leave objects without coverage counters on some builds (which would
+# fuzz blind), so the coverage kinds libFuzzer reads are asked for explicitly, and checked below.
+# SwiftPM's own --sanitize flags, not -Xswiftc -sanitize=…: only then does it skip renaming `main` to
+# `<Target>_main` at link time (which fails for a target with no main.swift), leaving libFuzzer's `main`.
+# One scratch folder per target: building a second product in the same folder was seen to relink it
+# against dependencies rebuilt without coverage.
+build_flags=(-c debug --package-path "$fuzz_dir" --scratch-path "$fuzz_dir/.build-$target"
+             --sanitize=fuzzer --sanitize=address -Xswiftc -parse-as-library
+             -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table)
+swift build "${build_flags[@]}" --product "$target"
+bin_dir="$(swift build "${build_flags[@]}" --show-bin-path)"
+
+mkdir -p "$work" "$artifacts"
+if [[ -d "$seeds" ]]; then
+    cp -n "$seeds"/* "$work"/ 2>/dev/null || true
+fi
+
+# A binary without coverage counters would "fuzz" blind and prove nothing: refuse to run it.
+probe="$("$bin_dir/$target" -runs=0 2>&1 || true)"
+if [[ "$probe" != *"inline 8-bit counters"* ]]; then
+    echo "$target is not instrumented for coverage; not fuzzing blind" >&2
+    exit 1
+fi
+
+exec "$bin_dir/$target" "$work" -max_total_time="$seconds" -artifact_prefix="$artifacts/" -print_final_stats=1 "$@"
