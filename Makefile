@@ -27,9 +27,9 @@ test: deps
 test-tsan: deps
 	COURIER_LIGHT=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
-## bench: release benchmarks against the peers (Benchmarks/ package)
+## bench: release benchmarks against the peers (Benchmarks/ package; Courier's light targets only, no NIO)
 bench: deps
-	$(SWIFT) run -c release --package-path Benchmarks CourierBenchmarks $(GROUPS)
+	COURIER_LIGHT=1 $(SWIFT) run -c release --package-path Benchmarks CourierBenchmarks $(GROUPS)
 
 ## fuzz: run every libFuzzer target for FUZZ_SECONDS each
 fuzz: deps

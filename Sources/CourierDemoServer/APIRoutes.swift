@@ -106,7 +106,10 @@ struct ControlRoutes: DemoRouteGroup {
             let ms = min(60_000, max(0, context.parameters.get("ms", as: Int.self) ?? 1000))
             state.delayStarted()
             do {
-                try await Task.sleep(for: .milliseconds(ms))
+                // The work stops when the client goes away (the connection closes), as a real server's should.
+                try await request.body.consumeWithCancellationOnInboundClose { _ in
+                    try await Task.sleep(for: .milliseconds(ms))
+                }
             } catch {
                 state.delayEnded(cancelled: true)
                 throw error

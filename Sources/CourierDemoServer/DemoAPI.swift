@@ -57,6 +57,22 @@ public struct DemoAPI: Sendable {
         }
     }
 
+    /// A new topic (the body of `POST /topics`).
+    public struct NewTopic: Codable, Sendable, Hashable {
+        public var title: String
+        public var body: String
+        public var authorId: Int64
+        public var tags: [String]
+
+        /// A new topic.
+        public init(title: String, body: String, authorId: Int64, tags: [String] = []) {
+            self.title = title
+            self.body = body
+            self.authorId = authorId
+            self.tags = tags
+        }
+    }
+
     /// A topic.
     public struct Topic: Codable, Sendable, Hashable {
         public var id: Int64
@@ -88,6 +104,8 @@ public struct DemoAPI: Sendable {
     public typealias UserPageEnvelope = Envelope<UserPage>
     /// `{code, message, data: Topic}`.
     public typealias TopicEnvelope = Envelope<Topic>
+    /// `{code, message, data: TopicPage}`.
+    public typealias TopicPageEnvelope = Envelope<TopicPage>
 
     /// The user module's business errors.
     public enum UserError: Int, BusinessError, CaseIterable {
@@ -194,8 +212,29 @@ public struct DemoAPI: Sendable {
     }
 
     /// `GET /topics/:id`.
-    public func topic(id: Int64) -> Endpoint {
+    public func topic(id: Int64, format: ContentFormat = .json) -> Endpoint {
         var endpoint = Endpoint(name: "getTopic", module: topics, path: "/topics/\(id)")
+        endpoint.responseFormat = format
+        endpoint.responseMessage = "demo.TopicResponse"
+        return endpoint
+    }
+
+    /// `GET /topics?page=&size=`.
+    public func topics(page: Int, size: Int = 10, format: ContentFormat = .json) -> Endpoint {
+        var endpoint = Endpoint(name: "listTopics", module: topics, path: "/topics",
+                                query: [QueryItem("page", "\(page)"), QueryItem("size", "\(size)")])
+        endpoint.responseFormat = format
+        endpoint.responseMessage = "demo.TopicListResponse"
+        return endpoint
+    }
+
+    /// `POST /topics`.
+    public func createTopic(_ topic: NewTopic, format: ContentFormat = .json) throws -> Endpoint {
+        var endpoint = Endpoint(name: "createTopic", module: topics, method: .post, path: "/topics")
+        endpoint.body = try Value(encoding: topic)
+        endpoint.requestFormat = format
+        endpoint.responseFormat = format
+        endpoint.requestMessage = "demo.NewTopic"
         endpoint.responseMessage = "demo.TopicResponse"
         return endpoint
     }

@@ -15,6 +15,9 @@ public import Foundation
 ///
 /// if let failure = RoundTrip.assertRoundTrip(JSONCodec(), value: ["id": 7]) { print(failure) }
 /// if let failure = RoundTrip.typed(User(id: 7, name: "Ada"), codec: JSONCodec()) { print(failure) }
+///
+/// // Random models, through each format and across all of them (JSON → XML → protobuf → back):
+/// let failures = RoundTrip.check(User.self, codecs: [JSONCodec(), XMLCodec()], count: 1_000, seed: 7)
 /// ```
 public enum RoundTrip {
     /// One value that did not survive the trip: what went in, the bytes in between (when encoding worked),
@@ -28,19 +31,51 @@ public enum RoundTrip {
         public var decoded: Value?
         /// The error thrown by encoding or decoding, if any.
         public var error: CourierError?
+        /// The codec or chain of codecs the trip went through (`json`, `json → xml`).
+        public var route: String?
         /// The seed and index of a generated value (from ``RoundTrip/check(codec:count:seed:options:hints:maxDepth:maxWidth:)``),
         /// to reproduce it.
         public var origin: (seed: UInt64, index: Int)?
 
+        /// The first place, in document order, where two values differ.
+        static func firstDifference(_ a: Value, _ b: Value, path: String) -> (path: String, sent: String, received: String)? {
+            switch (a, b) {
+            case (.array(let x), .array(let y)):
+                for (i, (l, r)) in zip(x, y).enumerated() {
+                    if let found = firstDifference(l, r, path: "\(path)[\(i)]") { return found }
+                }
+                return x.count == y.count ? nil : (path, "\(x.count) elements", "\(y.count) elements")
+            case (.object(let x), .object(let y)):
+                for (key, l) in x {
+                    let member = path.isEmpty ? key : "\(path).\(key)"
+                    guard let r = y[key] else { return (member, "\(l)", "nothing") }
+                    if let found = firstDifference(l, r, path: member) { return found }
+                }
+                for (key, r) in y where x[key] == nil {
+                    return (path.isEmpty ? key : "\(path).\(key)", "nothing", "\(r)")
+                }
+                return nil
+            default:
+                return a == b ? nil : (path, "\(a)", "\(b)")
+            }
+        }
+
         public var description: String {
             var text = "round trip failed"
+            if let route { text += " through \(route)" }
             if let origin { text += " (seed \(origin.seed), value #\(origin.index))" }
             text += "\n  value:   \(value)"
             if let bytes {
                 let preview = String(decoding: bytes.prefix(400), as: UTF8.self)
                 text += "\n  bytes:   \(bytes.count) bytes: \(preview.debugDescription)"
             }
-            if let decoded { text += "\n  decoded: \(decoded)" }
+            if let decoded {
+                if let difference = Self.firstDifference(value, decoded, path: "") {
+                    text += "\n  first difference at \(difference.path.isEmpty ? "the root" : difference.path): "
+                        + "\(difference.sent) became \(difference.received)"
+                }
+                text += "\n  decoded: \(decoded)"
+            }
             if let error { text += "\n  error:   \(error)" }
             return text
         }
@@ -82,9 +117,63 @@ public enum RoundTrip {
     }
 
     /// Encodes a Codable `model` (``ValueEncoder``, then `codec`), decodes it back (`codec`, then
-    /// ``ValueDecoder``) and compares; returns `nil` when the model came back equal.
+    /// ``ValueDecoder``) and compares; returns `nil` when the model came back equal. The model's shape
+    /// guides decoding unless `hints` names one.
     public static func typed<T: Codable & Equatable>(
         _ model: T, codec: any Codec, hints: CodingHints = CodingHints(),
+        encoder: ValueEncoder = ValueEncoder(), decoder: ValueDecoder = ValueDecoder()
+    ) -> Failure? {
+        typed(model, across: [codec], hints: hints, encoder: encoder, decoder: decoder)
+    }
+
+    /// Encodes `value` with each codec in turn, decoding after each (`codecs[0]` encode → decode →
+    /// `codecs[1]` encode → decode …), and compares the final value with the first. Returns `nil` when it
+    /// came back equal: the formats agree on everything `value` holds.
+    public static func across(_ codecs: [any Codec], value: Value, hints: CodingHints = CodingHints()) -> Failure? {
+        var current = value
+        var route: [String] = []
+        for codec in codecs {
+            route.append(codec.format.name)
+            let bytes: Data
+            do {
+                bytes = try codec.encode(current, hints: hints)
+            } catch {
+                return Failure(value: value, bytes: nil, decoded: current, error: CourierError.wrap(error, as: .encodingFailed),
+                               route: route.joined(separator: " → "))
+            }
+            do {
+                current = try codec.decode(bytes, hints: hints)
+            } catch {
+                return Failure(value: value, bytes: bytes, decoded: nil, error: CourierError.wrap(error, as: .malformedInput),
+                               route: route.joined(separator: " → "))
+            }
+        }
+        return current == value ? nil : Failure(value: value, bytes: nil, decoded: current, error: nil,
+                                                route: route.joined(separator: " → "))
+    }
+
+    /// Round-trips `count` generated values through every codec of `codecs` in turn (see
+    /// ``across(_:value:hints:)``); returns the failures. Restrict `options` to what every format holds.
+    public static func check(
+        across codecs: [any Codec], count: Int, seed: UInt64, options: ValueGenerator.Options = .json,
+        hints: CodingHints = CodingHints(), maxDepth: Int = 4, maxWidth: Int = 6
+    ) -> [Failure] {
+        var generator = ValueGenerator(seed: seed, options: options)
+        var failures: [Failure] = []
+        for index in 0..<count {
+            if var failure = across(codecs, value: generator.next(maxDepth: maxDepth, maxWidth: maxWidth), hints: hints) {
+                failure.origin = (seed, index)
+                failures.append(failure)
+            }
+        }
+        return failures
+    }
+
+    /// Encodes a Codable `model` (``ValueEncoder``), passes it through each codec in turn (encode, decode),
+    /// decodes the result back into `T` (``ValueDecoder``) and compares. The model's shape guides decoding
+    /// (so XML text becomes numbers and single elements arrays) unless `hints` names one.
+    public static func typed<T: Codable & Equatable>(
+        _ model: T, across codecs: [any Codec], hints: CodingHints = CodingHints(),
         encoder: ValueEncoder = ValueEncoder(), decoder: ValueDecoder = ValueDecoder()
     ) -> Failure? {
         let value: Value
@@ -93,24 +182,78 @@ public enum RoundTrip {
         } catch {
             return Failure(value: .null, bytes: nil, decoded: nil, error: CourierError.wrap(error, as: .encodingFailed))
         }
-        let bytes: Data
-        do {
-            bytes = try codec.encode(value, hints: hints)
-        } catch {
-            return Failure(value: value, bytes: nil, decoded: nil, error: CourierError.wrap(error, as: .encodingFailed))
+        let hints = hints.shaped(by: T.self)
+        var current = value
+        var route: [String] = []
+        for codec in codecs {
+            route.append(codec.format.name)
+            let bytes: Data
+            do {
+                bytes = try codec.encode(current, hints: hints)
+            } catch {
+                return Failure(value: value, bytes: nil, decoded: current, error: CourierError.wrap(error, as: .encodingFailed),
+                               route: route.joined(separator: " → "))
+            }
+            do {
+                current = try codec.decode(bytes, hints: hints)
+            } catch {
+                return Failure(value: value, bytes: bytes, decoded: nil, error: CourierError.wrap(error, as: .malformedInput),
+                               route: route.joined(separator: " → "))
+            }
         }
-        let decoded: Value
         do {
-            decoded = try codec.decode(bytes, hints: hints)
-        } catch {
-            return Failure(value: value, bytes: bytes, decoded: nil, error: CourierError.wrap(error, as: .malformedInput))
-        }
-        do {
-            let back = try decoder.decode(T.self, from: decoded)
+            let back = try decoder.decode(T.self, from: current)
             if back == model { return nil }
-            return Failure(value: value, bytes: bytes, decoded: try? encoder.encode(back), error: nil)
+            return Failure(value: value, bytes: nil, decoded: try? encoder.encode(back), error: nil,
+                           route: route.joined(separator: " → "))
         } catch {
-            return Failure(value: value, bytes: bytes, decoded: decoded, error: CourierError.wrap(error, as: .typeMismatch))
+            return Failure(value: value, bytes: nil, decoded: current, error: CourierError.wrap(error, as: .typeMismatch),
+                           route: route.joined(separator: " → "))
         }
+    }
+
+    /// Generates `count` random instances of `T` (``ModelGenerator``) and round-trips each through every
+    /// codec of `codecs` alone and, with two or more, through all of them in turn; returns the failures,
+    /// each with the seed and index that reproduce it.
+    ///
+    /// ```swift
+    /// let failures = RoundTrip.check(User.self, codecs: [JSONCodec(), XMLCodec()], count: 1_000, seed: 7)
+    /// #expect(failures.isEmpty, "\(failures.first!)")
+    /// ```
+    public static func check<T: Codable & Equatable>(
+        _ type: T.Type, codecs: [any Codec], count: Int, seed: UInt64,
+        options: ModelGenerator.Options = ModelGenerator.Options(), hints: CodingHints = CodingHints()
+    ) -> [Failure] {
+        var generator = ModelGenerator(seed: seed, options: options)
+        var failures: [Failure] = []
+        for index in 0..<count {
+            let model: T
+            do {
+                model = try generator.next(T.self)
+            } catch {
+                failures.append(Failure(value: .null, bytes: nil, decoded: nil, error: CourierError.wrap(error, as: .typeMismatch),
+                                        route: "generation", origin: (seed, index)))
+                continue
+            }
+            var routes = codecs.map { [$0] }
+            if codecs.count > 1 { routes.append(codecs) }
+            for route in routes {
+                if var failure = typed(model, across: route, hints: hints) {
+                    failure.origin = (seed, index)
+                    failures.append(failure)
+                }
+            }
+        }
+        return failures
+    }
+}
+
+extension CodingHints {
+    /// These hints, with `T`'s shape when they name none.
+    fileprivate func shaped<T: Decodable>(by type: T.Type) -> CodingHints {
+        guard shape == nil else { return self }
+        var hints = self
+        hints.shape = ValueShape(of: T.self)
+        return hints
     }
 }

@@ -119,3 +119,14 @@ enum CLICodecs {
         }
     }
 }
+
+/// Protobuf answers decoded without a schema (`courier send --raw`): field numbers and wire values.
+struct RawProtobufCodec: Codec {
+    var format: ContentFormat { .protobuf }
+
+    func decode(_ data: Data, hints: CodingHints) throws -> Value { try ProtobufRawDecoder().decode(data) }
+
+    func encode(_ value: Value, hints: CodingHints) throws -> Data {
+        throw CourierError(.invalidConfiguration, detail: "--raw decodes protobuf answers; sending protobuf needs --schema")
+    }
+}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierCodecs
 import Foundation
 import HTTPTypes
 
@@ -45,7 +46,10 @@ struct Send: AsyncParsableCommand {
     @Option(help: "Timeout in seconds.")
     var timeout: Double?
 
-    @Flag(help: "Print the answer as a raw value (the default when no typed model applies).")
+    @Flag(help: """
+        Decode a protobuf answer without a schema: field numbers and wire values, as protoc --decode_raw \
+        prints them (JSON and XML answers are always printed as raw values).
+        """)
     var raw = false
 
     @Option(help: "Protobuf schema for decoding: a .proto file or a descriptor set.")
@@ -83,7 +87,11 @@ struct Send: AsyncParsableCommand {
                 }
                 print("--")
             }
-            print(render(reply.value))
+            if raw, metadata.format == .protobuf {
+                print(try ProtobufRawDecoder().text(metadata.body), terminator: "")
+            } else {
+                print(render(reply.value))
+            }
         } catch {
             if trace, let chain = (error as? CourierError)?.trace {
                 print("-- chain")
@@ -108,7 +116,12 @@ struct Send: AsyncParsableCommand {
             // Calls go to the URL given, whatever the module's base URL.
             apiModule.service = Service(name: apiModule.service.name, baseURL: base)
         }
-        var endpoint = Endpoint(name: "send", module: apiModule, method: HTTPRequest.Method(method.uppercased())!, path: url)
+        let methods: Set<String> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
+        guard methods.contains(method.uppercased()), let httpMethod = HTTPRequest.Method(method.uppercased()) else {
+            throw CourierError(.invalidConfiguration,
+                               detail: "unknown method '\(method)' (GET, POST, PUT, DELETE, PATCH, HEAD, OPTIONS)")
+        }
+        var endpoint = Endpoint(name: "send", module: apiModule, method: httpMethod, path: url)
         for item in query {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
             endpoint.query.append(QueryItem(parts[0], parts.count > 1 ? parts[1] : nil))
@@ -121,6 +134,8 @@ struct Send: AsyncParsableCommand {
             endpoint.headers.append(HTTPField(name: name, value: parts[1]))
         }
         endpoint.requestFormat = wireFormat
+        // Ask for --format, but decode whatever the server declares it sent (its Content-Type).
+        if endpoint.headers[.accept] == nil { endpoint.headers[.accept] = wireFormat.mediaType }
         endpoint.responseFormat = nil
         endpoint.requestMessage = message
         endpoint.responseMessage = message
@@ -130,7 +145,11 @@ struct Send: AsyncParsableCommand {
         } else if let dataFile {
             endpoint.rawBody = try Data(contentsOf: URL(fileURLWithPath: dataFile))
         }
-        let codecs = try CLICodecs.make(schemaPath: schema)
+        if raw, schema != nil {
+            throw CourierError(.invalidConfiguration, detail: "--raw decodes without a schema: drop --schema or --raw")
+        }
+        var codecs = try CLICodecs.make(schemaPath: schema)
+        if raw { codecs.register(RawProtobufCodec()) }
         let client = Client(configuration: .init(interceptors: configuration?.globalInterceptors ?? [], codecs: codecs))
         return (client, endpoint)
     }

@@ -65,6 +65,49 @@ struct CLI {
         }
     }
 
+    @Test func sendSpeaksEveryFormatWithHeadersQueryAndFiles() async throws {
+        try await withDemoServer { server, _ in
+            let proto = "\(Self.root)/Schemas/demo.proto"
+            let xml = try CLI.run(["send", "GET", "\(server.baseURL)/users/1", "--format", "xml"])
+            #expect(xml.status == 0, "\(xml.stderr)")
+            #expect(xml.stdout.contains(" B xml, "))
+            #expect(xml.stdout.contains("\"name\": \"Zoë Hernández\""))
+
+            let typed = try CLI.run(["send", "GET", "\(server.baseURL)/users/1", "--format", "protobuf",
+                                     "--schema", proto, "--message", "demo.UserResponse"])
+            #expect(typed.status == 0, "\(typed.stderr)")
+            #expect(typed.stdout.contains(" B protobuf, "))
+            #expect(typed.stdout.contains("\"name\": \"Zoë Hernández\""))
+
+            // Without a schema: field numbers and wire values, as protoc --decode_raw prints them.
+            let raw = try CLI.run(["send", "GET", "\(server.baseURL)/users/1", "--format", "protobuf", "--raw"])
+            #expect(raw.status == 0, "\(raw.stderr)")
+            #expect(raw.stdout.contains("\n1: 200\n2: \"OK\"\n3 {\n  1: 1\n  2: \"Zo\\303\\253 Hern\\303\\241ndez\"\n"),
+                    "\(raw.stdout)")
+
+            let echoed = try CLI.run(["send", "GET", "\(server.baseURL)/echo", "-H", "X-Trace-Id: abc 123",
+                                      "--query", "page=2", "--query", "q=a b"])
+            #expect(echoed.status == 0, "\(echoed.stderr)")
+            #expect(echoed.stdout.contains("\"x-trace-id\": \"abc 123\""))
+            #expect(echoed.stdout.contains("\"page\": \"2\""))
+            #expect(echoed.stdout.contains("\"q\": \"a b\""))
+
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).bin")
+            try Data("exact bytes\u{0}\u{1}".utf8).write(to: file)
+            let sent = try CLI.run(["send", "PUT", "\(server.baseURL)/echo", "--data-file", file.path])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            #expect(sent.stdout.contains("\"bodyBytes\": 13"))
+            #expect(sent.stdout.contains("\"method\": \"PUT\""))
+
+            let method = try CLI.run(["send", "FETCH", "\(server.baseURL)/users/1"])
+            #expect(method.status == 18)
+            #expect(method.stderr.contains("unknown method 'FETCH'"))
+            let header = try CLI.run(["send", "GET", "\(server.baseURL)/users/1", "-H", "no-colon"])
+            #expect(header.status == 18)
+            #expect(header.stderr.contains("a header is name:value"))
+        }
+    }
+
     @Test func timeoutRefusedAnd404EachHaveTheirOwnErrorAndExitStatus() async throws {
         try await withDemoServer { server, _ in
             let timeout = try CLI.run(["send", "GET", "\(server.baseURL)/delay/5000", "--timeout", "0.3"])

@@ -139,8 +139,62 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
                 let error = try await #require(throws: CourierError.self) { try await call.reply }
                 #expect(error.code == .cancelled)
             }
+            // The server saw the three connections go and stopped their work.
+            #expect(await waitUntil { server.state.delays.cancelled == 3 })
             let reply = try await topicCall.reply
             #expect(reply.value["data"]?["waited"] == 300)
+            #expect(server.state.delays.finished == 1)
+        }
+    }
+
+    @Test func cancellingAllStopsEveryExchange() async throws {
+        try await withDemoServer { server, api in
+            let client = Client()
+            var topicSlow = api.slow(milliseconds: 10_000)
+            topicSlow.module = api.topics
+            let calls = (0..<3).map { _ in client.dispatch(api.slow(milliseconds: 10_000)) } + [client.dispatch(topicSlow)]
+            #expect(await waitUntil { server.state.delays.started == 4 })
+            #expect(client.runningCalls.count == 4)
+            let started = ContinuousClock.now
+            #expect(client.cancelAll() == 4)
+            for call in calls {
+                let error = try await #require(throws: CourierError.self) { try await call.reply }
+                #expect(error.code == .cancelled)
+            }
+            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(client.runningCalls.isEmpty)
+            #expect(await waitUntil { server.state.delays.cancelled == 4 })
+            #expect(server.state.delays.finished == 0)
+        }
+    }
+
+    @Test func topicsFetchListAndCreateInEveryFormat() async throws {
+        try await withDemoServer { server, api in
+            let client = Client(configuration: .init(codecs: DemoAPI.codecs))
+            for format in [ContentFormat.json, .xml, .protobuf] {
+                let one = try await client.send(api.topic(id: 2, format: format), decoding: DemoAPI.TopicEnvelope.self)
+                #expect(one.metadata.format == format)
+                #expect(one.value.data.id == 2)
+                #expect(one.value.data.tags == ["xml", "protobuf"])
+                let page = try await client.send(api.topics(page: 3, size: 10, format: format),
+                                                 decoding: DemoAPI.TopicPageEnvelope.self)
+                #expect(page.value.data.total == 23)
+                #expect(page.value.data.topics.map(\.id) == [21, 22, 23])
+            }
+            let created = try await client.send(
+                try api.createTopic(.init(title: "Pagers", body: "How loadMore coalesces.", authorId: 7, tags: ["swift"]),
+                                    format: .protobuf),
+                decoding: DemoAPI.TopicEnvelope.self)
+            #expect(created.metadata.status == .created)
+            #expect(created.value.data.id == 24)
+            #expect(created.value.data.authorId == 7)
+            #expect(created.value.data.title == "Pagers")
+            let fetched = try await client.send(api.topic(id: 24), decoding: DemoAPI.TopicEnvelope.self)
+            #expect(fetched.value.data == created.value.data)
+            let missing = try await #require(throws: CourierError.self) { try await client.send(api.topic(id: 99)) }
+            #expect(missing.business(as: DemoAPI.TopicError.self) == .topicNotFound)
+            #expect(missing.context.module == "topic")
+            #expect(server.state.requestCount == 9)
         }
     }
 }

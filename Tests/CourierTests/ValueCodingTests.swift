@@ -289,6 +289,11 @@ private final class Dog: Animal {
         let text = try #require(try encoder.encode(fractional).stringValue)
         #expect(text == "2023-11-14T22:13:20.250Z")
         #expect(try decoder.decode(Date.self, from: .string(text)) == fractional)
+        // Milliseconds are rounded, not truncated: x.941 s is stored as x.94099… and still writes .941.
+        #expect(try encoder.encode(Date(timeIntervalSince1970: 2_658_077_655.941)) == "2054-03-25T18:54:15.941Z")
+        #expect(try encoder.encode(Date(timeIntervalSince1970: 1_700_000_000.0004)) == "2023-11-14T22:13:20Z")
+        #expect(try encoder.encode(Date(timeIntervalSince1970: 1_700_000_000.9996)) == "2023-11-14T22:13:21Z")
+        #expect(try encoder.encode(Date(timeIntervalSince1970: 1_700_000_000.007)) == "2023-11-14T22:13:20.007Z")
 
         var seconds = ValueEncoder()
         seconds.dateStrategy = .secondsSince1970

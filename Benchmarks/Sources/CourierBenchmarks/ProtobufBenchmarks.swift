@@ -61,10 +61,20 @@ enum ProtobufBenchmarks {
             }
             h.compare(oursEncode, peerEncode, target: 1.0)
 
-            // The raw (schema-less) decoder, for reference.
-            h.measure("courier ProtobufRawDecoder \(name)", bytes: bytes) {
-                _ = try? ProtobufRawDecoder().decode(data)
+            // Encode a Codable model (ValueEncoder → protobuf) vs the generated struct.
+            let model = try ValueDecoder().decode(UserListResponse.self, from: value)
+            let typedEncoded = try codec.encode(try ValueEncoder().encode(model), hints: hints)
+            precondition(typedEncoded == data, "the typed encoder disagrees with the fixture")
+            let typedEncode = try h.measure("courier protobuf encode Codable \(name)", bytes: typedEncoded.count) {
+                _ = try codec.encode(try ValueEncoder().encode(model), hints: hints)
             }
+            h.compare(typedEncode, peerEncode, target: 1.0)
+
+            // The schema-less decoder (field numbers and wire values), against the same peer.
+            let raw = try h.measure("courier ProtobufRawDecoder \(name)", bytes: bytes) {
+                _ = try ProtobufRawDecoder().decode(data)
+            }
+            h.compare(raw, peer)
         }
     }
 }

@@ -201,7 +201,6 @@ final class ValueEncoding: Encoder, SingleValueEncodingContainer {
     }
 
     private static let iso8601 = Date.ISO8601FormatStyle()
-    private static let iso8601Fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     private func special<T: Encodable>(_ value: T, _ component: PathComponent?) throws -> Value? {
         if T.self == [String].self { return .array(unsafeBitCast(value, to: [String].self).map { .string($0) }) }
@@ -224,8 +223,20 @@ final class ValueEncoding: Encoder, SingleValueEncodingContainer {
         let seconds = date.timeIntervalSince1970
         switch options.dateStrategy.base {
         case .iso8601:
-            let style = seconds.rounded(.down) == seconds ? Self.iso8601 : Self.iso8601Fractional
-            return .string(style.format(date))
+            // Milliseconds rounded, not truncated: a date built from whole milliseconds (x.941 s is stored
+            // as x.94099…) writes the milliseconds it was built from.
+            var whole = seconds.rounded(.down)
+            var millis = Int(((seconds - whole) * 1000).rounded())
+            if millis == 1000 {
+                whole += 1
+                millis = 0
+            }
+            var text = Self.iso8601.format(Date(timeIntervalSince1970: whole))
+            if millis != 0, text.hasSuffix("Z") {
+                text.removeLast()
+                text += "." + String(repeating: "0", count: millis < 10 ? 2 : millis < 100 ? 1 : 0) + String(millis) + "Z"
+            }
+            return .string(text)
         case .secondsSince1970: return Self.number(seconds)
         case .millisecondsSince1970: return Self.number(seconds * 1000)
         }

@@ -78,7 +78,9 @@ public struct ExactDecimal: Hashable, Sendable {
         case .uint(let u): self.init(lexical: String(u))
         case .double(let d):
             guard d.isFinite else { return nil }
-            if d == d.rounded(.towardZero), abs(d) < 9.2e18 {
+            // Below 2^53 an integral double's shortest spelling is its exact integer; above, the shortest
+            // spelling (1.823292486261349e+16) can differ from the exact value (18232924862613488).
+            if d == d.rounded(.towardZero), abs(d) < 9_007_199_254_740_992 {
                 self.init(lexical: String(Int64(d)))
             } else {
                 self.init(lexical: "\(d)")

@@ -38,6 +38,7 @@ public import Foundation
 /// | `.array(x)` | one `<t>a</t>` | `["a"]` (an array of one) |
 /// | `.array(x)` | `<tags><tag>a</tag><tag>b</tag></tags>` | `["a", "b"]` (the *wrapper* form: all children share one name that is not a member of `x`) |
 /// | `.array(x)` | `<tags/>`, `<tags></tags>` | `[]` |
+/// | `.array(x)` (a member of an object shape) | no `<tags>` element at all (zero siblings) | `[]` |
 /// | `.optional(x)` | as `x`; empty text of a number or boolean | `.null` |
 /// | `.object`, `.map` | `<a/>` | `{}` |
 ///
@@ -54,7 +55,7 @@ public import Foundation
 /// `decode(encode(v)) == v` holds for values made of non-empty objects, non-empty arrays and strings,
 /// except for these cases that XML cannot tell apart without a shape:
 /// - an array of one element decodes as the element (`.array(x)` in the shape restores it), and an
-///   empty array member is not written at all;
+///   empty array member is not written at all (`.array(x)` in the shape restores it as `[]`);
 /// - an empty object decodes as `""` (`.object` in the shape restores it);
 /// - an object whose only member is `#text` decodes as its text;
 /// - numbers, booleans and bytes decode as strings unless the shape names them;

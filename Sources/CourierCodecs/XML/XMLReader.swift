@@ -203,6 +203,9 @@ struct XMLTreeBuilder {
         /// Whether the shape expects an array at this name (an element of one still becomes an array).
         var arrayShaped: Bool
         var value: Value
+        /// For an empty element the shape expects as a list (`<tag/>`, read alone as `[]`): its value as
+        /// one item among repeated siblings (`""` for text, `{}` for an object).
+        var emptyItem: Value? = nil
     }
 
     /// The member names of an object, by interned id (`-1` for `#text`), and as strings.
@@ -536,6 +539,8 @@ struct XMLTreeBuilder {
         var shape: ValueShape
         var optional: Bool
         var arrayMember: Bool
+        /// The members an object of this shape always has as arrays: zero such child elements is `[]`.
+        var requiredArrays: [String] = []
     }
 
     /// Unwraps `shape` for an element and stores it; returns its id (0 for anything).
@@ -556,7 +561,15 @@ struct XMLTreeBuilder {
             }
         }
         if case .any = shape, !optional, !arrayMember { return 0 }
-        resolvedShapes.append(ResolvedShape(shape: shape, optional: optional, arrayMember: arrayMember))
+        var requiredArrays: [String] = []
+        if case .object(let members) = shape {
+            requiredArrays = members.compactMap { member -> String? in
+                if case .array = member.value { return member.key }
+                return nil
+            }.sorted()
+        }
+        resolvedShapes.append(ResolvedShape(shape: shape, optional: optional, arrayMember: arrayMember,
+                                            requiredArrays: requiredArrays))
         return Int32(resolvedShapes.count - 1)
     }
 
@@ -590,10 +603,27 @@ struct XMLTreeBuilder {
     mutating func endElement() {
         guard !failed, !frames.isEmpty else { return }
         let frame = frames.removeLast()
-        let value: Value
+        var value: Value
         let spread: Bool
+        var emptyItem: Value?
         do {
             (value, spread) = try finish(frame)
+            if spread, frame.arrayMember, !frame.wrapper, case .array(let items) = value, items.isEmpty {
+                emptyItem = try? XMLMapping.scalar(UnsafeBufferPointer(start: nil, count: 0), shape: frame.shape,
+                                                   optional: frame.optional)
+            }
+            // A list written as repeated siblings has no element at all when it is empty.
+            if frame.shapeID != 0, case .object(var object) = value {
+                let required = resolvedShapes[Int(frame.shapeID)].requiredArrays
+                if !required.isEmpty {
+                    var filled = false
+                    for key in required where object[key] == nil {
+                        object.append(key, .array([]))
+                        filled = true
+                    }
+                    if filled { value = .object(object) }
+                }
+            }
         } catch {
             frames.append(frame)  // for the coding path
             failMismatch(error.expected)
@@ -608,7 +638,8 @@ struct XMLTreeBuilder {
                 result = value
             }
         } else {
-            members.append(Member(name: frame.name, spread: spread, arrayShaped: frame.arrayMember, value: value))
+            members.append(Member(name: frame.name, spread: spread, arrayShaped: frame.arrayMember, value: value,
+                                  emptyItem: emptyItem))
         }
     }
 
@@ -718,7 +749,10 @@ struct XMLTreeBuilder {
         var elements: [Value] = []
         elements.reserveCapacity(group.count)
         for m in group {
-            if m.spread, case .array(let inner) = m.value {
+            if let item = m.emptyItem {
+                // One empty element among repeated siblings is an empty item, not an empty list.
+                elements.append(item)
+            } else if m.spread, case .array(let inner) = m.value {
                 elements.append(contentsOf: inner)
             } else {
                 elements.append(m.value)

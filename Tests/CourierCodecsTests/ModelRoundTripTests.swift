@@ -1,0 +1,140 @@
+import Courier
+import CourierCodecs
+import CourierTesting
+import Foundation
+import Testing
+
+/// A model with every kind of member `ModelGenerator` fills: fixed-width integers of each size, floating
+/// point, text, dates, URLs, bytes, optionals, enums, nested models, arrays and dictionaries.
+struct Profile: Codable, Equatable, Sendable {
+    enum Role: String, Codable, CaseIterable, Sendable { case admin, member, guest }
+    enum Level: Int, Codable, CaseIterable, Sendable { case low = 1, high = 9 }
+
+    struct Address: Codable, Equatable, Sendable {
+        var city: String
+        var zip: String?
+        var lines: [String]
+    }
+
+    var id: Int64
+    var serial: UInt64
+    var small: Int8
+    var port: UInt16
+    var count: Int
+    var score: Double
+    var active: Bool
+    var name: String
+    var nickname: String?
+    var role: Role
+    var level: Level?
+    var joined: Date
+    var homepage: URL
+    var avatar: Data
+    var tags: [String]
+    var address: Address
+    var previous: [Address]
+    var counters: [String: Int32]
+}
+
+@Suite struct ModelRoundTripTests {
+    @Test func theGeneratorIsReproducibleAndFillsEveryMember() throws {
+        var first = ModelGenerator(seed: 11)
+        var second = ModelGenerator(seed: 11)
+        let a = try (0..<50).map { _ in try first.next(Profile.self) }
+        let b = try (0..<50).map { _ in try second.next(Profile.self) }
+        #expect(a == b)
+        var other = ModelGenerator(seed: 12)
+        #expect(try other.next(Profile.self) != a[0])
+        // Over 50 instances every optional is seen both present and absent, every enum case appears,
+        // collections are both empty and not, and integers reach their bounds.
+        #expect(a.contains { $0.nickname == nil } && a.contains { $0.nickname != nil })
+        #expect(Set(a.map(\.role)) == Set(Profile.Role.allCases))
+        #expect(a.contains { $0.tags.isEmpty } && a.contains { $0.tags.count > 1 })
+        #expect(a.contains { !$0.counters.isEmpty })
+        #expect(a.contains { $0.small == .min || $0.small == .max })
+        #expect(a.contains { $0.serial > UInt64(Int64.max) })
+    }
+
+    @Test func depthIsBounded() throws {
+        final class Node: Codable, Equatable, Sendable {
+            let name: String
+            let children: [Node]
+            let parent: Node?
+            static func == (l: Node, r: Node) -> Bool { l.name == r.name && l.children == r.children && l.parent == r.parent }
+            func depth() -> Int { 1 + max(children.map { $0.depth() }.max() ?? 0, parent?.depth() ?? 0) }
+        }
+        var options = ModelGenerator.Options()
+        options.maxDepth = 3
+        var generator = ModelGenerator(seed: 5, options: options)
+        for _ in 0..<200 { #expect(try generator.next(Node.self).depth() <= 4) }
+    }
+
+    @Test func thousandsOfModelsRoundTripThroughJSONAndXMLAndAcrossThem() {
+        var options = ModelGenerator.Options()
+        // XML 1.0 cannot carry most control characters: keep text printable for the cross-format trip.
+        options.asciiStrings = true
+        // A lone empty item (`<tag/>`) reads back as an empty list: XML cannot tell `[""]` from `[]`.
+        options.minimumStringLength = 1
+        let failures = RoundTrip.check(Profile.self, codecs: [JSONCodec(), XMLCodec()], count: 1_000, seed: 2026,
+                                       options: options)
+        #expect(failures.isEmpty, "\(failures.count) failures; first: \(failures.first.map { "\($0)" } ?? "")")
+        // Any text, escapes and non-ASCII included, through JSON.
+        let json = RoundTrip.check(Profile.self, codecs: [JSONCodec()], count: 2_000, seed: 7)
+        #expect(json.isEmpty, "\(json.first.map { "\($0)" } ?? "")")
+    }
+
+    /// Generated `demo.UserListResponse` values through protobuf, then JSON, then XML (guided by the
+    /// message's shape) come back equal: the three formats agree.
+    @Test func generatedMessagesRoundTripAcrossAllThreeFormats() throws {
+        let schema = ProtobufTestSupport.demo
+        var hints = ProtobufTestSupport.hints("demo.UserListResponse")
+        hints.shape = try schema.shape(of: "demo.UserListResponse")
+        hints.rootName = "response"
+        var xmlOptions = XMLCodec.Options()
+        xmlOptions.arrayItemName = .dropTrailingS
+        let codecs: [any Codec] = [ProtobufCodec(schema: schema), JSONCodec(), XMLCodec(options: xmlOptions)]
+        var generator = ProtobufValueGenerator(schema: schema, seed: 99)
+        var failures: [RoundTrip.Failure] = []
+        for _ in 0..<1_000 {
+            // XML 1.0 cannot carry most C0 control characters (the XML codec refuses them): leave them out.
+            let value = try generator.value(for: "demo.UserListResponse").mappingStrings {
+                String($0.unicodeScalars.filter { $0.value >= 0x20 || $0 == "\t" || $0 == "\n" })
+            }
+            if let failure = RoundTrip.across(codecs, value: value, hints: hints) {
+                failures.append(failure)
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) failures; first: \(failures.first.map { "\($0)" } ?? "")")
+    }
+
+    @Test func aFailureNamesItsRouteAndSeed() {
+        /// A codec that loses every string: the check must catch it and say where.
+        struct Lossy: Codec {
+            var format: ContentFormat { .json }
+            func decode(_ data: Data, hints: CodingHints) throws -> Value {
+                try JSONCodec().decode(data, hints: hints).replacingStrings()
+            }
+            func encode(_ value: Value, hints: CodingHints) throws -> Data { try JSONCodec().encode(value, hints: hints) }
+        }
+        let failures = RoundTrip.check(Profile.self, codecs: [JSONCodec(), Lossy()], count: 20, seed: 1)
+        #expect(!failures.isEmpty)
+        let described = "\(failures[0])"
+        #expect(described.contains("through json"))
+        #expect(described.contains("seed 1"))
+    }
+}
+
+extension Value {
+    fileprivate func replacingStrings() -> Value { mappingStrings { _ in "lost" } }
+
+    fileprivate func mappingStrings(_ transform: (String) -> String) -> Value {
+        switch self {
+        case .string(let text): return .string(transform(text))
+        case .array(let items): return .array(items.map { $0.mappingStrings(transform) })
+        case .object(var object):
+            for (key, member) in object { object[key] = member.mappingStrings(transform) }
+            return .object(object)
+        default: return self
+        }
+    }
+}
