@@ -4,6 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 public import HTTPTypes
+import Dispatch
 
 /// Sends one HTTP request and returns the response: the chain's last link. Exactly one per client; anything
 /// else (retry, cache, logging) is an interceptor.
@@ -97,6 +98,8 @@ public func withTimeout<T: Sendable>(
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     guard let timeout else { return try await operation() }
+    if clock is ContinuousClock { return try await withDispatchTimeout(timeout, operation) }
+    // Other clocks (a test's manual clock) sleep in a racing child task.
     return try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await operation() }
         group.addTask {
@@ -109,5 +112,38 @@ public func withTimeout<T: Sendable>(
             throw TransportFailure.timedOut.error(detail: "no answer within \(timeout)")
         }
         return value
+    }
+}
+
+/// ``withTimeout(_:clock:_:)`` on the wall clock: the operation runs as a task that starts at once on the
+/// caller's thread, and a Dispatch timer cancels it when the time is up. No timer task, no task group: an
+/// operation that answers without suspending (an in-memory or cached answer) costs no thread hop at all.
+private func withDispatchTimeout<T: Sendable>(
+    _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    let task: Task<T, any Error>
+    if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+        task = Task.immediate { try await operation() }
+    } else {
+        task = Task { try await operation() }
+    }
+    let fired = Locked(false)
+    let timer = DispatchWorkItem {
+        fired.withLock { $0 = true }
+        task.cancel()
+    }
+    let (seconds, attoseconds) = timeout.components
+    let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
+    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds)), execute: timer)
+    defer { timer.cancel() }
+    do {
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    } catch {
+        if fired.withLock({ $0 }) { throw TransportFailure.timedOut.error(detail: "no answer within \(timeout)") }
+        throw error
     }
 }
