@@ -110,7 +110,7 @@ if wants("security") || wants("server") {
         .testTarget(
             name: "CourierSecurityTests",
             dependencies: [
-                "Courier", "CourierSecurity", "CourierTesting",
+                "Courier", "CourierSecurity", "CourierTesting", "CourierCodecs",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

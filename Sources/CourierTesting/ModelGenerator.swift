@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
-public import Courier
+import Courier
 
 /// A seeded, reproducible generator of random instances of any `Decodable` model, for round-trip and
 /// property tests of your own types. The same seed gives the same sequence.

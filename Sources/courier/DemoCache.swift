@@ -34,13 +34,27 @@ extension Tour {
         heading(first + 1, "Stale-while-revalidate: GET /cache/counter/tour answered stale at once, refreshed behind")
         do {
             let swr = endpoint("/cache/counter/tour", .staleWhileRevalidate(ttl: .zero))
-            var updates = cache.updates().makeAsyncIterator()
+            let updates = cache.updates()
             let fresh = try await cached.send(swr)
             let stale = try await cached.send(swr)
             print("   first answer from \(fresh.metadata.source): hits \(fresh.value["data"]?["hits"]?.int64Value ?? 0)")
             print("   second answer from \(stale.metadata.source): hits \(stale.value["data"]?["hits"]?.int64Value ?? 0)")
-            if let update = await updates.next() {
+            // The refresh runs behind the answer; wait for it, but not forever.
+            let waiter = Task { () -> CacheUpdate? in
+                var iterator = updates.makeAsyncIterator()
+                return await iterator.next()
+            }
+            let deadline = Task {
+                try await Task.sleep(for: .seconds(5))
+                waiter.cancel()
+            }
+            let update = await waiter.value
+            deadline.cancel()
+            if let update {
                 print("   ✓ background update delivered: hits \(update.value?["data"]?["hits"]?.int64Value ?? 0)")
+            } else {
+                print("   ✗ no background update within 5 s")
+                failures += 1
             }
             if stale.metadata.source != .staleCache { failures += 1 }
         } catch {
@@ -61,7 +75,7 @@ extension Tour {
             let slow = stats?.value["data"]?["slow"]
             print("   server-side slow work: started \(slow?["started"]?.int64Value ?? 0), "
                 + "cancelled \(slow?["cancelled"]?.int64Value ?? 0), finished \(slow?["finished"]?.int64Value ?? 0)")
-            if error.code != .notFound { failures += 1 }
+            if error.code != .notFound || (slow?["finished"]?.int64Value ?? 0) != 0 { failures += 1 }
         } catch {
             failures += 1
         }
@@ -71,8 +85,12 @@ extension Tour {
             .then { page in api.user(id: page.value["data"]?["items"]?[2]?["id"]?.int64Value ?? 1) }
         do {
             let replies = try await client.run(chain).replies
-            print("   ✓ \(replies.count) steps; user \(replies[1].value["data"]?["id"]?.int64Value ?? 0) is "
+            let named = replies[0].value["data"]?["items"]?[2]?["id"]?.int64Value
+            let fetched = replies[1].value["data"]?["id"]?.int64Value
+            print("   \(named != nil && named == fetched ? "✓" : "✗") \(replies.count) steps; the page names user "
+                + "\(named ?? 0), the second step fetched user \(fetched ?? 0): "
                 + "\(replies[1].value["data"]?["name"]?.stringValue ?? "?")")
+            if named == nil || named != fetched { failures += 1 }
         } catch {
             print("   ✗ \(error)")
             failures += 1

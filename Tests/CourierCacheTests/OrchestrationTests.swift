@@ -215,4 +215,24 @@ final class WorkServer: Sendable {
         #expect(server.pageRequests.withLock { $0 } == [1, 2])
         #expect(await pager.items.count == 20)
     }
+
+    @Test func cancellingThePagerStopsTheRunningLoadAndKeepsThePages() async throws {
+        let pager = pager()
+        try await pager.refresh()
+        let gate = Gate()
+        server.pageGate.withLock { $0 = gate }
+        let running = Task { try await pager.loadMore() }
+        #expect(await eventually { server.pageRequests.withLock { $0 } == [1, 2] })
+        await pager.cancel()
+        gate.open()
+        let error = try await #require(throws: CourierError.self) { try await running.value }
+        #expect(error.code == .cancelled)
+        // Nothing of the cancelled page was kept; the next loadMore asks for the same page again.
+        #expect(await pager.items.count == 10)
+        #expect(await pager.currentPage == 1)
+        let next = try await pager.loadMore()
+        #expect(next.count == 10)
+        #expect(server.pageRequests.withLock { $0 } == [1, 2, 2])
+        #expect(await pager.currentPage == 2)
+    }
 }

@@ -88,7 +88,7 @@ struct Profile: Codable, Equatable, Sendable {
     @Test func generatedMessagesRoundTripAcrossAllThreeFormats() throws {
         let schema = ProtobufTestSupport.demo
         var hints = ProtobufTestSupport.hints("demo.UserListResponse")
-        hints.shape = try schema.shape(of: "demo.UserListResponse")
+        hints.shape = schema.shape(of: "demo.UserListResponse")
         hints.rootName = "response"
         var xmlOptions = XMLCodec.Options()
         xmlOptions.arrayItemName = .dropTrailingS

@@ -158,9 +158,24 @@ struct CLI {
     @Test func theDemoTourRunsEveryStepAndExitsZero() throws {
         let result = try CLI.run(["demo"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-        for step in ["A typed call", "decoded raw", "A business error", "An HTTP error", "A timeout", "A cancelled call"] {
+        for step in ["A typed call", "decoded raw", "A business error", "An HTTP error", "A timeout", "A cancelled call",
+                     "The same call in every wire format", "A response rejected by its JSON Schema",
+                     "Signed and encrypted round trips", "A tampered answer", "A cached answer",
+                     "Stale-while-revalidate", "A batch", "A chain"] {
             #expect(result.stdout.contains(step), "missing step: \(step)")
         }
+        // What each step must show: the chain's stages, the readable errors, each format, the cache's answers.
+        for line in ["[business.business 7001] The user does not exist.", "[http.notFound 2404]",
+                     "[transport.timedOut 1001] The request timed out.", "[cancelled.cancelled 8001]",
+                     "(json body)", "(xml body)", "(protobuf body)",
+                     "[validation.schemaViolation 5001]", "data/age: -1 is less than the minimum of 0",
+                     "decrypted and verified json", "decrypted and verified xml", "decrypted and verified protobuf",
+                     "[security.signatureInvalid 6002]", "from cache in", "background update delivered",
+                     "batch member 2 of 3 (/status/404) failed", "finished 0", "the second step fetched user 3",
+                     "│ 1. RequestID", "+header X-Request-ID"] {
+            #expect(result.stdout.contains(line), "missing: \(line)")
+        }
+        #expect(!result.stdout.contains("X-Courier-Key-Id: demo"), "the key id header must be redacted in traces")
         #expect(result.stdout.contains("Tour complete"))
     }
 
@@ -184,6 +199,35 @@ struct CLI {
         let broken = try CLI.run(["validate", "--schema", "\(Self.root)/Schemas/user.schema.json", "-"], stdin: Data("{".utf8))
         #expect(broken.status == 12)
         #expect(broken.stderr.contains("[decoding.malformedInput 3001]"))
+    }
+
+    @Test func validateReadsXMLAndProtobufDocuments() throws {
+        let document = #"{"code":200,"message":"OK","data":{"id":7,"name":"Ada","email":"a@x.io","age":-1,"score":1.5,"active":true,"tags":["x"],"address":{"city":"Paris","street":"1 Rue","zip":"ABCDE"}}}"#
+        let proto = ["--schema", "\(Self.root)/Schemas/demo.proto", "--message", "demo.UserResponse"]
+        let schema = ["--schema", "\(Self.root)/Schemas/user.schema.json", "--pointer", "#/$defs/response"]
+        let pb = try CLI.run(["convert", "--from", "json", "--to", "protobuf"] + proto, stdin: Data(document.utf8))
+        #expect(pb.status == 0, "\(pb.stderr)")
+        let xml = try CLI.run(["convert", "--from", "json", "--to", "xml", "--root", "response"], stdin: Data(document.utf8))
+        #expect(xml.status == 0, "\(xml.stderr)")
+        let inputs: [(String, Data, [String])] = [
+            ("protobuf", pb.output, ["--proto", "\(Self.root)/Schemas/demo.proto", "--message", "demo.UserResponse"]),
+            ("xml", xml.output, []),
+        ]
+        for (format, data, extra) in inputs {
+            let result = try CLI.run(["validate"] + schema + ["--format", format] + extra + ["-"], stdin: data)
+            #expect(result.status == 1, "\(format): \(result.stdout)\(result.stderr)")
+            #expect(result.stdout.contains("data/age: -1 is less than the minimum of 0"), "\(format)")
+            #expect(result.stdout.contains(#"data/address/zip: "ABCDE" does not match the pattern ^[0-9]{5}$"#), "\(format)")
+            #expect(result.stdout.contains("2 violations"), "\(format)")
+        }
+        let valid = try CLI.run(["validate", "--schema", "\(Self.root)/Schemas/userlist.schema.json", "--format", "protobuf",
+                                 "--proto", "\(Self.root)/Schemas/demo.pb", "--message", "demo.UserListResponse",
+                                 "\(Self.root)/Fixtures/users_10.pb"])
+        #expect(valid.status == 0, "\(valid.stdout)\(valid.stderr)")
+        #expect(valid.stdout == "valid\n")
+        let garbage = try CLI.run(["convert", "--from", "xml", "--to", "json"], stdin: Data("<a><b></a>".utf8))
+        #expect(garbage.status == 12)
+        #expect(garbage.stderr.contains("[decoding.malformedInput 3001]"))
     }
 
     @Test func convertBetweenEveryPairOfFormatsReproducesTheFixtures() throws {

@@ -45,6 +45,28 @@ import Testing
         }
     }
 
+    @Test func validationRunsBeforeTypedDecoding() async throws {
+        try await withDemoServer { _, api in
+            let client = Client(configuration: .init(codecs: DemoAPI.codecs))
+            // Unvalidated, the broken user decodes into the typed model: nothing in `Int` says age ≥ 0.
+            let unchecked = try await client.send(api.invalidUser(id: 2), decoding: DemoAPI.UserEnvelope.self)
+            #expect(unchecked.value.data.age == -1)
+            var api = api
+            api.users.interceptors = [SchemaValidation(registry: try DemoAPI.schemaRegistry())]
+            for format in [ContentFormat.json, .xml, .protobuf] {
+                var endpoint = api.invalidUser(id: 2)
+                endpoint.responseFormat = format
+                let error = try await #require(throws: CourierError.self) {
+                    try await client.send(endpoint, decoding: DemoAPI.UserEnvelope.self)
+                }
+                #expect(error.code == .schemaViolation, "\(format)")
+                #expect(error.violations.map(\.instanceLocation).sorted() == ["/data/address/zip", "/data/age"])
+            }
+            let valid = try await client.send(api.user(id: 2, format: .xml), decoding: DemoAPI.UserEnvelope.self)
+            #expect(valid.value.data.id == 2)
+        }
+    }
+
     @Test func aViolatingResponseFailsWithTheSameViolationsInEveryFormat() async throws {
         try await withDemoServer { _, api in
             var api = api

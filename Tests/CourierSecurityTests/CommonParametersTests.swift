@@ -1,3 +1,4 @@
+import CourierCodecs
 import CourierTesting
 import Foundation
 import HTTPTypes
@@ -18,9 +19,9 @@ import CourierSecurity
         return QueryItem.decode(String(path[path.index(after: index)...]))
     }
 
-    static func send(_ endpoint: Endpoint) async throws -> (HTTPRequest, Data?) {
+    static func send(_ endpoint: Endpoint, codecs: CodecSet = .standard) async throws -> (HTTPRequest, Data?) {
         let transport = InMemoryTransport.successful()
-        _ = try await Client(transport: transport).send(endpoint)
+        _ = try await Client(transport: transport, configuration: .init(codecs: codecs)).send(endpoint)
         let request = try #require(transport.requests.first)
         return (request.head, request.body)
     }
@@ -62,6 +63,50 @@ import CourierSecurity
         let items = QueryItem.decode(String(decoding: try #require(body), as: UTF8.self))
         #expect(Set(items) == [QueryItem("name", "Ada"), QueryItem("app_version", "1.4.2"),
                                QueryItem("platform", "ios"), QueryItem("user_id", "42")])
+    }
+
+    @Test func bodyPlacementInXMLBodies() async throws {
+        let module = makeModule([CommonParameters(placement: .body, Self.common)])
+        var endpoint = makeEndpoint(module, body: ["name": "Ada"])
+        endpoint.requestFormat = .xml
+        let (head, body) = try await Self.send(endpoint, codecs: CodecSet.standard.adding(XMLCodec()))
+        #expect(head.headerFields[.contentType] == "application/xml")
+        var hints = CodingHints()
+        hints.shape = .object(["user_id": .integer])
+        let value = try XMLCodec().decode(try #require(body), hints: hints)
+        #expect(value == ["name": "Ada", "app_version": "1.4.2", "platform": "ios", "user_id": 42])
+    }
+
+    /// In a protobuf body the parameters are fields of the request message: they are encoded with it, and
+    /// one the message does not declare is a readable encoding error naming it, not a silent loss.
+    @Test func bodyPlacementInProtobufBodies() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let proto = folder.appendingPathComponent("signup.proto")
+        try Data("""
+            syntax = "proto3";
+            package t;
+            message Signup { string name = 1; string app_version = 2; string platform = 3; int64 user_id = 4; }
+            """.utf8).write(to: proto)
+        let codec = ProtobufCodec(schema: try ProtobufSchema(contentsOf: proto))
+        var endpoint = makeEndpoint(makeModule([CommonParameters(placement: .body, Self.common)]), body: ["name": "Ada"])
+        endpoint.requestFormat = .protobuf
+        endpoint.requestMessage = "t.Signup"
+        let (head, body) = try await Self.send(endpoint, codecs: CodecSet.standard.adding(codec))
+        #expect(head.headerFields[.contentType] == "application/x-protobuf")
+        var hints = CodingHints()
+        hints.messageType = "t.Signup"
+        // Decoded with proto3's JSON names (`app_version` is `appVersion`).
+        let value = try codec.decode(try #require(body), hints: hints)
+        #expect(value == ["name": "Ada", "appVersion": "1.4.2", "platform": "ios", "userId": 42])
+
+        endpoint.module = makeModule([CommonParameters(placement: .body, [.constant("device_id", "D-1")])])
+        let error = try await #require(throws: CourierError.self) {
+            _ = try await Self.send(endpoint, codecs: CodecSet.standard.adding(codec))
+        }
+        #expect(error.category == .encoding)
+        #expect("\(error)".contains("device_id"))
     }
 
     @Test func bodyPlacementOnGETEndsInTheQuery() async throws {
