@@ -114,18 +114,9 @@ public final class Client: Sendable {
         calls.withLock {
             $0[id] = Entry(module: endpoint.module.name, endpoint: endpoint.name, cancel: { handle.cancel() })
         }
-        let work = { @Sendable () async throws -> Reply<T> in
+        let task = Task {
             defer { _ = self.calls.withLock { $0.removeValue(forKey: id) } }
             return try await self.perform(id, endpoint, options: options, shape: shape, decode: decode)
-        }
-        // The call starts on the caller's thread and runs until its first real suspension (usually the
-        // transport's I/O): no executor hop before the request leaves, and none at all for an answer that
-        // is already there (a cache, an in-memory transport).
-        let task: Task<Reply<T>, any Error>
-        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-            task = Task.immediate { try await work() }
-        } else {
-            task = Task { try await work() }
         }
         handle.attach { task.cancel() }
         return Call(id: id, task: task)
