@@ -139,7 +139,7 @@ if wants("cache") || wants("server") {
         ),
         .testTarget(
             name: "CourierCacheTests",
-            dependencies: ["Courier", "CourierCache", "CourierTesting"],
+            dependencies: ["Courier", "CourierCache", "CourierTesting", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
     ]

@@ -1,6 +1,7 @@
 import CourierCache
 import Foundation
 import HTTPTypes
+import GRDB
 import Testing
 
 func makeEntry(_ key: String, module: String = "m", bytes: Int = 100, fill: UInt8 = 0x61) -> CacheEntry {
@@ -62,6 +63,42 @@ func makeEntry(_ key: String, module: String = "m", bytes: Int = 100, fill: UInt
         let entry = try #require(await reopened.entry(for: CacheKey(rawValue: "k1")))
         #expect(entry == makeEntry("k1", bytes: 1_000))
         #expect(entry.headerFields[.eTag] == "\"k1\"")
+        #expect(reopened.rebuildCount == 0)
+    }
+
+    /// Another connection holds the database's write lock for a second: storing returns at once anyway,
+    /// the entries are readable at once, and they land on disk when the lock is released.
+    @Test func writesNeverBlockTheCallerEvenWhileTheFileIsLocked() async throws {
+        let path = Fixture.tempPath()
+        let store = try SQLiteCacheStore(path: path)
+        let other = try DatabaseQueue(path: path)
+        // 0: not yet locked, 1: holding the write lock, 2: released.
+        let lock = Locked(0)
+        let release = Locked(false)
+        let holder = Thread {
+            try? other.inDatabase { db in
+                try db.execute(sql: "BEGIN EXCLUSIVE")
+                lock.withLock { $0 = 1 }
+                // Held until the test says so (or 10 s, so that a blocked caller fails instead of hanging).
+                let deadline = Date().addingTimeInterval(10)
+                while !release.withLock({ $0 }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+                try db.execute(sql: "COMMIT")
+                lock.withLock { $0 = 2 }
+            }
+        }
+        holder.start()
+        #expect(await eventually { lock.withLock { $0 } == 1 })
+        for i in 0..<20 { store.store(makeEntry("locked-\(i)", bytes: 2_000)) }
+        // Every store returned while the other connection still held the lock: none waited for it.
+        #expect(lock.withLock { $0 } == 1)
+        // Readable at once, from the queue of pending writes.
+        #expect(await store.entry(for: CacheKey(rawValue: "locked-7")) == makeEntry("locked-7", bytes: 2_000))
+        #expect(lock.withLock { $0 } == 1)
+        release.withLock { $0 = true }
+        #expect(await store.statistics().count == 20)
+        await store.close()
+        let reopened = try SQLiteCacheStore(path: path)
+        #expect(await reopened.entry(for: CacheKey(rawValue: "locked-19")) == makeEntry("locked-19", bytes: 2_000))
         #expect(reopened.rebuildCount == 0)
     }
 

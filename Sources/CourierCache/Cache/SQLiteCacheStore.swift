@@ -219,6 +219,9 @@ public final class SQLiteCacheStore: CacheStore {
     static func open(_ path: String) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.label = "courier.cache"
+        // Another connection (an app extension, a second store object) may hold the write lock for a while:
+        // queued writes wait for it in the background instead of failing (the caller never waits).
+        configuration.busyMode = .timeout(10)
         let pool = try DatabasePool(path: path, configuration: configuration)
         do {
             let check = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") }
