@@ -164,6 +164,7 @@ public struct DemoAPI: Sendable {
         for name in EmbeddedSchemas.jsonSchemas.keys.sorted() {
             _ = try registry.add(json: Data(EmbeddedSchemas.jsonSchemas[name]!.utf8))
         }
+        try registry.verify()
         return registry
     }
 

@@ -200,10 +200,40 @@ public struct SchemaRegistry: Sendable {
             throw CourierError(.schemaNotFound, detail: "cannot list \(url.path)", underlying: error)
         }
         var added: [String] = []
+        var files: [String: String] = [:]
         for name in names.sorted() where name.hasSuffix(".json") {
-            added.append(try add(contentsOf: url.appendingPathComponent(name)))
+            let uri = try add(contentsOf: url.appendingPathComponent(name))
+            added.append(uri)
+            files[uri] = name
+        }
+        // Everything the folder holds is loaded: now a `$ref` to nothing or a cycle is an error, not later.
+        for uri in added {
+            do {
+                try verify([uri])
+            } catch var error as CourierError {
+                error.detail = [files[uri].map { "\(url.lastPathComponent)/\($0)" }, error.detail]
+                    .compactMap { $0 }.joined(separator: ": ")
+                throw error
+            }
         }
         return added
+    }
+
+    /// Compiles the schemas added under `uris` (default: every schema added to this registry), so that a
+    /// `$ref` to nothing, a reference cycle or an invalid pattern fails now, at load time, instead of on the
+    /// first response that uses the schema. ``addDirectory(at:)`` does this for the folder it loads; call it
+    /// after adding schemas one by one.
+    ///
+    /// ```swift
+    /// var registry = SchemaRegistry()
+    /// try registry.add(contentsOf: userSchema)
+    /// try registry.add(contentsOf: listSchema)      // refers to the user schema
+    /// try registry.verify()                         // throws unresolvedReference for a dangling $ref
+    /// ```
+    public func verify(_ uris: [String]? = nil, options: CompiledSchema.Options = .init()) throws {
+        for uri in uris ?? documents.dropFirst(Self.builtIn.documents.count).map(\.uri) {
+            _ = try compile(id: uri, options: options)
+        }
     }
 
     /// Compiles the schema known under `id` (an absolute URI, optionally with a fragment such as

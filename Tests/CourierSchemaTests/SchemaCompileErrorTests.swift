@@ -46,6 +46,42 @@ import Testing
         #expect(Self.code(of: schema) == .invalidSchema)
     }
 
+    /// A folder with a dangling `$ref` or a cycle fails when it is loaded, naming the file; a folder whose
+    /// schemas refer to each other in any file order loads.
+    @Test func badReferencesFailWhenTheFolderIsLoaded() throws {
+        func folder(_ files: [String: String]) throws -> URL {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-schemas-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            for (name, text) in files { try Data(text.utf8).write(to: url.appendingPathComponent(name)) }
+            return url
+        }
+        let good = try folder([
+            "a-list.json": #"{"$id": "https://x.test/list", "type": "array", "items": {"$ref": "item"}}"#,
+            "b-item.json": #"{"$id": "https://x.test/item", "type": "integer"}"#,
+        ])
+        var registry = SchemaRegistry()
+        #expect(try registry.addDirectory(at: good).count == 2)
+        #expect(try registry.compile(id: "https://x.test/list").isValid([1, 2]))
+
+        let dangling = try folder([
+            "user.json": #"{"$id": "https://x.test/user", "properties": {"address": {"$ref": "address.json"}}}"#,
+        ])
+        var second = SchemaRegistry()
+        let error = try #require(throws: CourierError.self) { try second.addDirectory(at: dangling) }
+        #expect(error.code == .unresolvedReference)
+        #expect("\(error)".contains("user.json"))
+
+        let cycle = try folder(["loop.json": ##"{"$id": "https://x.test/loop", "$ref": "#"}"##])
+        var third = SchemaRegistry()
+        let cycleError = try #require(throws: CourierError.self) { try third.addDirectory(at: cycle) }
+        #expect(cycleError.code == .invalidSchema)
+
+        // Added one by one, the same schema loads, and `verify()` finds the dangling reference.
+        var fourth = SchemaRegistry()
+        try fourth.add(contentsOf: dangling.appendingPathComponent("user.json"))
+        #expect(throws: CourierError.self) { try fourth.verify() }
+    }
+
     @Test func recursionThroughChildrenIsFine() throws {
         let tree: Value = [
             "type": "object",
