@@ -48,12 +48,12 @@ public struct ModelGenerator: Sendable {
 
     /// The options in use.
     public var options: Options
-    private var random: SplitMix
+    private var random: SeededRandom
 
     /// A generator whose sequence is determined by `seed`.
     public init(seed: UInt64, options: Options = Options()) {
         self.options = options
-        self.random = SplitMix(state: seed)
+        self.random = SeededRandom(seed: seed)
     }
 
     /// A random instance of `type`; throws the model's own error when its `init(from:)` rejected every
@@ -74,28 +74,12 @@ public struct ModelGenerator: Sendable {
     }
 }
 
-/// SplitMix64: small, fast and good enough for test data.
-struct SplitMix: Sendable {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int(next() % UInt64(bound)) }
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-}
-
 /// The random state one generation shares across its nested decoders.
 final class RandomSource: @unchecked Sendable {
-    var random: SplitMix
+    var random: SeededRandom
     let options: ModelGenerator.Options
 
-    init(random: SplitMix, options: ModelGenerator.Options) {
+    init(random: SeededRandom, options: ModelGenerator.Options) {
         self.random = random
         self.options = options
     }

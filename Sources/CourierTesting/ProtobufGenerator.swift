@@ -26,12 +26,12 @@ public struct ProtobufValueGenerator: Sendable {
     public var maxCount = 4
     /// The longest generated string, in Unicode scalars, and bytes value. Default 12.
     public var maxLength = 12
-    private var state: UInt64
+    private var random: SeededRandom
 
     /// A generator whose output is fully determined by `seed`.
     public init(schema: ProtobufSchema, seed: UInt64) {
         self.schema = schema
-        self.state = seed
+        self.random = SeededRandom(seed: seed)
     }
 
     /// A random value of the message type named `messageType` (`demo.User`). Throws
@@ -43,18 +43,11 @@ public struct ProtobufValueGenerator: Sendable {
         return message(type, depth: 1)
     }
 
-    // MARK: randomness (SplitMix64: small, fast, and the same on every platform)
+    // MARK: randomness
 
-    private mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    private mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-    private mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    private mutating func next() -> UInt64 { random.next() }
+    private mutating func below(_ n: Int) -> Int { random.below(max(n, 1)) }
+    private mutating func chance(_ percent: Int) -> Bool { random.chance(percent) }
 
     // MARK: messages
 

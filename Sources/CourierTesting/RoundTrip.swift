@@ -22,7 +22,7 @@ public import Foundation
 public enum RoundTrip {
     /// One value that did not survive the trip: what went in, the bytes in between (when encoding worked),
     /// what came back (when decoding worked) and the error (when one was thrown).
-    public struct Failure: Sendable, CustomStringConvertible {
+    public struct Failure: Error, CustomStringConvertible {
         /// The value that was encoded.
         public var value: Value
         /// The encoded bytes, if encoding succeeded.
@@ -130,6 +130,17 @@ public enum RoundTrip {
     /// `codecs[1]` encode → decode …), and compares the final value with the first. Returns `nil` when it
     /// came back equal: the formats agree on everything `value` holds.
     public static func across(_ codecs: [any Codec], value: Value, hints: CodingHints = CodingHints()) -> Failure? {
+        let route = codecs.map(\.format.name).joined(separator: " → ")
+        let current: Value
+        switch trip(value, through: codecs, hints: hints) {
+        case .success(let value): current = value
+        case .failure(let failure): return failure
+        }
+        return current == value ? nil : Failure(value: value, bytes: nil, decoded: current, error: nil, route: route)
+    }
+
+    /// `value` encoded and decoded by each codec in turn, or the failure of the first step that threw.
+    private static func trip(_ value: Value, through codecs: [any Codec], hints: CodingHints) -> Result<Value, Failure> {
         var current = value
         var route: [String] = []
         for codec in codecs {
@@ -138,18 +149,17 @@ public enum RoundTrip {
             do {
                 bytes = try codec.encode(current, hints: hints)
             } catch {
-                return Failure(value: value, bytes: nil, decoded: current, error: CourierError.wrap(error, as: .encodingFailed),
-                               route: route.joined(separator: " → "))
+                return .failure(Failure(value: value, bytes: nil, decoded: current, error: CourierError.wrap(error, as: .encodingFailed),
+                                        route: route.joined(separator: " → ")))
             }
             do {
                 current = try codec.decode(bytes, hints: hints)
             } catch {
-                return Failure(value: value, bytes: bytes, decoded: nil, error: CourierError.wrap(error, as: .malformedInput),
-                               route: route.joined(separator: " → "))
+                return .failure(Failure(value: value, bytes: bytes, decoded: nil, error: CourierError.wrap(error, as: .malformedInput),
+                                        route: route.joined(separator: " → ")))
             }
         }
-        return current == value ? nil : Failure(value: value, bytes: nil, decoded: current, error: nil,
-                                                route: route.joined(separator: " → "))
+        return .success(current)
     }
 
     /// Round-trips `count` generated values through every codec of `codecs` in turn (see
@@ -183,32 +193,19 @@ public enum RoundTrip {
             return Failure(value: .null, bytes: nil, decoded: nil, error: CourierError.wrap(error, as: .encodingFailed))
         }
         let hints = hints.shaped(by: T.self)
-        var current = value
-        var route: [String] = []
-        for codec in codecs {
-            route.append(codec.format.name)
-            let bytes: Data
-            do {
-                bytes = try codec.encode(current, hints: hints)
-            } catch {
-                return Failure(value: value, bytes: nil, decoded: current, error: CourierError.wrap(error, as: .encodingFailed),
-                               route: route.joined(separator: " → "))
-            }
-            do {
-                current = try codec.decode(bytes, hints: hints)
-            } catch {
-                return Failure(value: value, bytes: bytes, decoded: nil, error: CourierError.wrap(error, as: .malformedInput),
-                               route: route.joined(separator: " → "))
-            }
+        let route = codecs.map(\.format.name).joined(separator: " → ")
+        let current: Value
+        switch trip(value, through: codecs, hints: hints) {
+        case .success(let value): current = value
+        case .failure(let failure): return failure
         }
         do {
             let back = try decoder.decode(T.self, from: current)
             if back == model { return nil }
-            return Failure(value: value, bytes: nil, decoded: try? encoder.encode(back), error: nil,
-                           route: route.joined(separator: " → "))
+            return Failure(value: value, bytes: nil, decoded: try? encoder.encode(back), error: nil, route: route)
         } catch {
             return Failure(value: value, bytes: nil, decoded: current, error: CourierError.wrap(error, as: .typeMismatch),
-                           route: route.joined(separator: " → "))
+                           route: route)
         }
     }
 

@@ -73,12 +73,12 @@ public struct ValueGenerator: Sendable {
 
     /// The options in use.
     public var options: Options
-    private var state: UInt64
+    private var random: SeededRandom
 
     /// A generator whose sequence is determined by `seed`.
     public init(seed: UInt64, options: Options = Options()) {
         self.options = options
-        self.state = seed
+        self.random = SeededRandom(seed: seed)
     }
 
     /// The next random value, nested at most `maxDepth` containers deep with at most `maxWidth`
@@ -93,13 +93,7 @@ public struct ValueGenerator: Sendable {
         return Int(nextRaw() % UInt64(bound))
     }
 
-    private mutating func nextRaw() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private mutating func nextRaw() -> UInt64 { random.next() }
 
     private mutating func chance(_ percent: Int) -> Bool { nextInt(below: 100) < percent }
 

@@ -152,7 +152,7 @@ import Testing
 
     @Test(arguments: 0..<4)
     func randomGarbageNeverCrashes(seed: Int) throws {
-        var rng = SplitMix(seed: UInt64(seed))
+        var rng = SeededRandom(seed: UInt64(seed))
         var decoded = 0
         for _ in 0..<1500 {
             let count = Int(rng.next() % 64)
@@ -184,14 +184,3 @@ import Testing
     }
 }
 
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
