@@ -53,4 +53,7 @@ if [[ "$probe" != *"inline 8-bit counters"* ]]; then
     exit 1
 fi
 
+# Leaks are checked (libFuzzer's default), less the false reports for lazily initialised globals.
+export LSAN_OPTIONS="suppressions=$fuzz_dir/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+
 exec "$bin_dir/$target" "$work" -max_total_time="$seconds" -artifact_prefix="$artifacts/" -print_final_stats=1 "$@"
