@@ -27,9 +27,14 @@ test: deps
 test-tsan: deps
 	COURIER_ONLY=security,cache $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
-## bench: release benchmarks against the peers (Benchmarks/ package; Courier's light targets only, no NIO)
+## bench: release benchmarks against the peers (Benchmarks/ package; Courier's light targets only, no NIO),
+##        one process per group so that no group's heap or threads skew the next (GROUPS="json xml" picks)
 bench: deps
-	COURIER_LIGHT=1 $(SWIFT) run -c release --package-path Benchmarks CourierBenchmarks $(GROUPS)
+	COURIER_LIGHT=1 $(SWIFT) build -c release --package-path Benchmarks --product CourierBenchmarks
+	@bin="$$(COURIER_LIGHT=1 $(SWIFT) build -c release --package-path Benchmarks --show-bin-path)"; \
+	for group in $(or $(GROUPS),chain json schema xml protobuf); do \
+		"$$bin/CourierBenchmarks" $$group || exit 1; \
+	done
 
 ## fuzz: run every libFuzzer target for FUZZ_SECONDS each
 fuzz: deps
