@@ -25,7 +25,7 @@ test: deps
 
 ## test-tsan: every suite but the loopback-server ones (core, codecs, schema, security, cache) under ThreadSanitizer
 test-tsan: deps
-	COURIER_ONLY=security,cache $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	COURIER_ONLY=security,cache COURIER_TSAN=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 ## bench: release benchmarks against the peers (Benchmarks/ package; Courier's light targets only, no NIO),
 ##        one process per group so that no group's heap or threads skew the next (GROUPS="json xml" picks)

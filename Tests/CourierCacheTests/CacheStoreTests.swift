@@ -71,23 +71,31 @@ func makeEntry(_ key: String, module: String = "m", bytes: Int = 100, fill: UInt
     @Test func writesNeverBlockTheCallerEvenWhileTheFileIsLocked() async throws {
         let path = Fixture.tempPath()
         let store = try SQLiteCacheStore(path: path)
-        let other = try DatabaseQueue(path: path)
-        // 0: not yet locked, 1: holding the write lock, 2: released.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        let other = try DatabaseQueue(path: path, configuration: configuration)
+        // 0: not yet locked, 1: holding the write lock, 2: released, -1: could not lock.
         let lock = Locked(0)
         let release = Locked(false)
         let holder = Thread {
-            try? other.inDatabase { db in
-                try db.execute(sql: "BEGIN EXCLUSIVE")
-                lock.withLock { $0 = 1 }
-                // Held until the test says so (or 10 s, so that a blocked caller fails instead of hanging).
-                let deadline = Date().addingTimeInterval(10)
-                while !release.withLock({ $0 }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-                try db.execute(sql: "COMMIT")
-                lock.withLock { $0 = 2 }
+            do {
+                try other.inDatabase { db in
+                    try db.execute(sql: "BEGIN EXCLUSIVE")
+                    lock.withLock { $0 = 1 }
+                    // Held until the test says so (or 120 s, so that a blocked caller fails instead of hanging).
+                    let deadline = Date().addingTimeInterval(120)
+                    while !release.withLock({ $0 }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+                    try db.execute(sql: "COMMIT")
+                    lock.withLock { $0 = 2 }
+                }
+            } catch {
+                lock.withLock { $0 = -1 }
             }
         }
         holder.start()
-        #expect(await eventually { lock.withLock { $0 } == 1 })
+        // No time limit that a slow machine (or ThreadSanitizer) could miss: wait for the lock itself.
+        while lock.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(lock.withLock { $0 } == 1, "the other connection could not take the write lock")
         for i in 0..<20 { store.store(makeEntry("locked-\(i)", bytes: 2_000)) }
         // Every store returned while the other connection still held the lock: none waited for it.
         #expect(lock.withLock { $0 } == 1)

@@ -37,6 +37,10 @@ struct Profile: Codable, Equatable, Sendable {
 }
 
 @Suite struct ModelRoundTripTests {
+    /// Under ThreadSanitizer (`make test-tsan` sets `COURIER_TSAN`) these single-threaded property loops run a
+    /// tenth of their cases: they cannot race, and ten times slower they would starve the suites beside them.
+    static let cases = ProcessInfo.processInfo.environment["COURIER_TSAN"] == nil ? 1_000 : 100
+
     @Test func theGeneratorIsReproducibleAndFillsEveryMember() throws {
         var first = ModelGenerator(seed: 11)
         var second = ModelGenerator(seed: 11)
@@ -75,11 +79,11 @@ struct Profile: Codable, Equatable, Sendable {
         options.asciiStrings = true
         // A lone empty item (`<tag/>`) reads back as an empty list: XML cannot tell `[""]` from `[]`.
         options.minimumStringLength = 1
-        let failures = RoundTrip.check(Profile.self, codecs: [JSONCodec(), XMLCodec()], count: 1_000, seed: 2026,
+        let failures = RoundTrip.check(Profile.self, codecs: [JSONCodec(), XMLCodec()], count: Self.cases, seed: 2026,
                                        options: options)
         #expect(failures.isEmpty, "\(failures.count) failures; first: \(failures.first.map { "\($0)" } ?? "")")
         // Any text, escapes and non-ASCII included, through JSON.
-        let json = RoundTrip.check(Profile.self, codecs: [JSONCodec()], count: 2_000, seed: 7)
+        let json = RoundTrip.check(Profile.self, codecs: [JSONCodec()], count: 2 * Self.cases, seed: 7)
         #expect(json.isEmpty, "\(json.first.map { "\($0)" } ?? "")")
     }
 
@@ -95,7 +99,7 @@ struct Profile: Codable, Equatable, Sendable {
         let codecs: [any Codec] = [ProtobufCodec(schema: schema), JSONCodec(), XMLCodec(options: xmlOptions)]
         var generator = ProtobufValueGenerator(schema: schema, seed: 99)
         var failures: [RoundTrip.Failure] = []
-        for _ in 0..<1_000 {
+        for _ in 0..<Self.cases {
             // XML 1.0 cannot carry most C0 control characters (the XML codec refuses them): leave them out.
             let value = try generator.value(for: "demo.UserListResponse").mappingStrings {
                 String($0.unicodeScalars.filter { $0.value >= 0x20 || $0 == "\t" || $0 == "\n" })
