@@ -193,23 +193,16 @@ public struct DemoAPI: Sendable {
 
     /// `GET /users?page=&size=`.
     public func users(page: Int, size: Int = 10, format: ContentFormat = .json) -> Endpoint {
-        var endpoint = Endpoint(name: "listUsers", module: users, path: "/users",
-                                query: [QueryItem("page", "\(page)"), QueryItem("size", "\(size)")])
-        endpoint.responseFormat = format
-        endpoint.responseMessage = "demo.UserListResponse"
+        var endpoint = list("listUsers", module: users, path: "/users", page: page, size: size, format: format,
+                            message: "demo.UserListResponse")
         endpoint.responseSchema = "https://courier.example/schemas/userlist.schema.json"
         return endpoint
     }
 
     /// `POST /users`.
     public func createUser(_ user: NewUser, format: ContentFormat = .json) throws -> Endpoint {
-        var endpoint = Endpoint(name: "createUser", module: users, method: .post, path: "/users")
-        endpoint.body = try Value(encoding: user)
-        endpoint.requestFormat = format
-        endpoint.responseFormat = format
-        endpoint.requestMessage = "demo.NewUser"
-        endpoint.responseMessage = "demo.UserResponse"
-        return endpoint
+        try create("createUser", module: users, path: "/users", body: user, format: format,
+                   message: "demo.NewUser", answer: "demo.UserResponse")
     }
 
     /// `GET /topics/:id`.
@@ -222,21 +215,38 @@ public struct DemoAPI: Sendable {
 
     /// `GET /topics?page=&size=`.
     public func topics(page: Int, size: Int = 10, format: ContentFormat = .json) -> Endpoint {
-        var endpoint = Endpoint(name: "listTopics", module: topics, path: "/topics",
-                                query: [QueryItem("page", "\(page)"), QueryItem("size", "\(size)")])
-        endpoint.responseFormat = format
-        endpoint.responseMessage = "demo.TopicListResponse"
-        return endpoint
+        list("listTopics", module: topics, path: "/topics", page: page, size: size, format: format,
+             message: "demo.TopicListResponse")
     }
 
     /// `POST /topics`.
     public func createTopic(_ topic: NewTopic, format: ContentFormat = .json) throws -> Endpoint {
-        var endpoint = Endpoint(name: "createTopic", module: topics, method: .post, path: "/topics")
-        endpoint.body = try Value(encoding: topic)
+        try create("createTopic", module: topics, path: "/topics", body: topic, format: format,
+                   message: "demo.NewTopic", answer: "demo.TopicResponse")
+    }
+
+    /// A paged list: `GET path?page=&size=`, answered as `message`.
+    private func list(
+        _ name: String, module: APIModule, path: String, page: Int, size: Int, format: ContentFormat, message: String
+    ) -> Endpoint {
+        var endpoint = Endpoint(name: name, module: module, path: path,
+                                query: [QueryItem("page", "\(page)"), QueryItem("size", "\(size)")])
+        endpoint.responseFormat = format
+        endpoint.responseMessage = message
+        return endpoint
+    }
+
+    /// A create call: `POST path` with `body` sent as `message` and answered as `answer`, both in `format`.
+    private func create<Body: Encodable>(
+        _ name: String, module: APIModule, path: String, body: Body, format: ContentFormat, message: String,
+        answer: String
+    ) throws -> Endpoint {
+        var endpoint = Endpoint(name: name, module: module, method: .post, path: path)
+        endpoint.body = try Value(encoding: body)
         endpoint.requestFormat = format
         endpoint.responseFormat = format
-        endpoint.requestMessage = "demo.NewTopic"
-        endpoint.responseMessage = "demo.TopicResponse"
+        endpoint.requestMessage = message
+        endpoint.responseMessage = answer
         return endpoint
     }
 
