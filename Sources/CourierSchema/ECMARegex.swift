@@ -3,6 +3,12 @@ struct RegexSyntaxError: Error {
     var reason: String
 }
 
+/// A pattern needed more matching work than its budget allows (only patterns with backreferences or
+/// lookaround, which no linear-time engine can run, have a budget).
+struct RegexBudgetExceeded: Error, Sendable {
+    var reason: String
+}
+
 /// An ECMA-262 regular expression (JSON Schema's `pattern` dialect) ready to search strings.
 ///
 /// The pattern is translated to Swift `Regex` syntax with ECMAScript meanings (`\d` and `\w` ASCII-only,
@@ -31,6 +37,12 @@ struct PatternMatcher: @unchecked Sendable {
         } catch {
             throw RegexSyntaxError(reason: "\(error)")
         }
+    }
+
+    /// Whether the pattern matches anywhere in `text` (ECMAScript `RegExp.prototype.test`); throws when
+    /// the pattern's matching budget runs out before an answer.
+    func test(_ text: String) throws(RegexBudgetExceeded) -> Bool {
+        matches(text)
     }
 
     /// Whether the pattern matches anywhere in `text` (ECMAScript `RegExp.prototype.test`).

@@ -152,6 +152,9 @@ extension CourierError {
         public static let unresolvedReference = Code(.unresolvedReference)
         /// No schema with the given id is registered.
         public static let schemaNotFound = Code(.schemaNotFound)
+        /// Validation needed more work than its limits allow (steps, `$ref` depth, fan-out, or a
+        /// pattern's matching budget); the value was neither accepted nor rejected.
+        public static let validationLimitExceeded = Code(.validationLimitExceeded)
 
         // MARK: security
         /// The signature was missing.
@@ -217,7 +220,7 @@ extension CourierError.Code {
         case malformedInput = 3001, typeMismatch, missingValue, valueOutOfRange, depthLimitExceeded,
             sizeLimitExceeded, unsafeInput, invalidUTF8, unknownMessageType, unexpectedFormat
         case encodingFailed = 4001
-        case schemaViolation = 5001, invalidSchema, unresolvedReference, schemaNotFound
+        case schemaViolation = 5001, invalidSchema, unresolvedReference, schemaNotFound, validationLimitExceeded
         case signatureMissing = 6001, signatureInvalid, replayDetected, staleTimestamp, decryptionFailed,
             unknownKey, badPadding, malformedEnvelope, encryptionFailed, authentication
         case business = 7001
@@ -283,6 +286,7 @@ extension CourierError.Code {
             case .invalidSchema: return "The schema is invalid."
             case .unresolvedReference: return "A schema reference could not be resolved."
             case .schemaNotFound: return "The schema was not found."
+            case .validationLimitExceeded: return "Validation needed more work than its limits allow."
             case .signatureMissing: return "The signature is missing."
             case .signatureInvalid: return "The signature is invalid."
             case .replayDetected: return "This request was already received (replay)."
@@ -349,6 +353,7 @@ extension CourierError.Code {
             case .invalidSchema: return "数据模式（Schema）无效~"
             case .unresolvedReference: return "无法解析数据模式中的引用~"
             case .schemaNotFound: return "找不到数据模式~"
+            case .validationLimitExceeded: return "数据校验超出了允许的计算量~"
             case .signatureMissing: return "缺少签名~"
             case .signatureInvalid: return "签名校验失败~"
             case .replayDetected: return "重复的请求已被拒绝~"
