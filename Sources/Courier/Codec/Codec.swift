@@ -93,6 +93,9 @@ public struct CodingHints: Sendable {
     /// The expected shape, used by formats that cannot tell an array of one from a single value or a
     /// number from text (XML).
     public var shape: ValueShape?
+    /// Decoding limits for this call, replacing the codec set's ``CodecSet/decodingLimits`` and the
+    /// codec's own. `nil` (the default) keeps them.
+    public var limits: DecodingLimits?
 
     /// No hints.
     public init() {}
@@ -134,6 +137,17 @@ public protocol Codec: Sendable {
 public struct CodecSet: Sendable {
     private var byName: [String: any Codec] = [:]
 
+    /// Limits for every decode through this set (``decode(_:format:hints:)``, which the client's pipeline
+    /// uses), replacing each codec's own; ``CodingHints/limits`` still wins for one call. `nil` (the
+    /// default) leaves each codec's options in charge.
+    ///
+    /// ```swift
+    /// var limits = DecodingLimits()
+    /// limits.maximumContainerCount = 5_000_000
+    /// codecs.decodingLimits = limits
+    /// ```
+    public var decodingLimits: DecodingLimits?
+
     /// An empty set.
     public init() {}
 
@@ -172,7 +186,9 @@ public struct CodecSet: Sendable {
 
     /// Decodes `data` of `format`.
     public func decode(_ data: Data, format: ContentFormat, hints: CodingHints = CodingHints()) throws -> Value {
-        try require(format).decode(data, hints: hints)
+        var hints = hints
+        if hints.limits == nil { hints.limits = decodingLimits }
+        return try require(format).decode(data, hints: hints)
     }
 
     /// Encodes `value` as `format`.

@@ -14,23 +14,54 @@ public import Foundation
 public struct FormCodec: Codec {
     public var format: ContentFormat { .form }
 
+    /// The limits decoding enforces: input size, names (``DecodingLimits/maximumContainerCount``) and
+    /// values of one name, values in all. ``CodingHints/limits`` replaces them for a call.
+    public var limits = DecodingLimits()
+
     /// The codec.
     public init() {}
 
+    /// Decodes a form body into an object of strings; a repeated name becomes an array (grouped in one
+    /// pass, linear in the number of pairs).
     public func decode(_ data: Data, hints: CodingHints) throws -> Value {
+        let limits = hints.limits ?? self.limits
+        guard data.count <= limits.maximumInputSize else {
+            throw DecodingLimits.sizeFailure(
+                "maximumInputSize", limits.maximumInputSize, what: "the form body has \(data.count) bytes", at: "in all")
+        }
         guard let text = String(validating: data, as: UTF8.self) else {
             throw CourierError(.invalidUTF8, detail: "form body is not UTF-8")
         }
-        var object = Value.Object()
+        var order: [String] = []
+        var groups: [String: [Value]] = [:]
+        var total = 0
         for item in QueryItem.decode(text.replacingPlus()) {
-            let value: Value = item.value.map(Value.string) ?? .null
-            switch object[item.name] {
-            case nil: object.append(item.name, value)
-            case .array(var list)?:
-                list.append(value)
-                object[item.name] = .array(list)
-            case let existing?: object[item.name] = .array([existing, value])
+            total += 1
+            if total > limits.maximumTotalValues {
+                throw DecodingLimits.sizeFailure(
+                    "maximumTotalValues", limits.maximumTotalValues, what: "the form body has more pairs",
+                    at: "at pair \(total)")
             }
+            let value: Value = item.value.map(Value.string) ?? .null
+            let isNew = groups[item.name] == nil
+            groups[item.name, default: []].append(value)
+            if isNew {
+                order.append(item.name)
+                if order.count > limits.maximumContainerCount {
+                    throw DecodingLimits.sizeFailure(
+                        "maximumContainerCount", limits.maximumContainerCount, what: "the form body has more names",
+                        at: "at '\(item.name)'", context: .init(codingPath: [.key(item.name)]))
+                }
+            } else if groups[item.name]!.count > limits.maximumContainerCount {
+                throw DecodingLimits.sizeFailure(
+                    "maximumContainerCount", limits.maximumContainerCount, what: "the form field repeats more often",
+                    at: "at '\(item.name)'", context: .init(codingPath: [.key(item.name)]))
+            }
+        }
+        var object = Value.Object(minimumCapacity: order.count)
+        for name in order {
+            let values = groups[name]!
+            object.append(name, values.count == 1 ? values[0] : .array(values))
         }
         return .object(object)
     }
@@ -68,10 +99,20 @@ extension String {
 public struct TextCodec: Codec {
     public var format: ContentFormat { .text }
 
+    /// The limits decoding enforces (``DecodingLimits/maximumInputSize``). ``CodingHints/limits``
+    /// replaces them for a call.
+    public var limits = DecodingLimits()
+
     /// The codec.
     public init() {}
 
+    /// Decodes a UTF-8 body into a string.
     public func decode(_ data: Data, hints: CodingHints) throws -> Value {
+        let limits = hints.limits ?? self.limits
+        guard data.count <= limits.maximumInputSize else {
+            throw DecodingLimits.sizeFailure(
+                "maximumInputSize", limits.maximumInputSize, what: "the text body has \(data.count) bytes", at: "in all")
+        }
         guard let text = String(validating: data, as: UTF8.self) else {
             throw CourierError(.invalidUTF8, detail: "text body is not UTF-8")
         }
@@ -96,10 +137,22 @@ public struct TextCodec: Codec {
 public struct BinaryCodec: Codec {
     public var format: ContentFormat { .binary }
 
+    /// The limits decoding enforces (``DecodingLimits/maximumInputSize``). ``CodingHints/limits``
+    /// replaces them for a call.
+    public var limits = DecodingLimits()
+
     /// The codec.
     public init() {}
 
-    public func decode(_ data: Data, hints: CodingHints) throws -> Value { .bytes(Array(data)) }
+    /// The body's bytes, as they are.
+    public func decode(_ data: Data, hints: CodingHints) throws -> Value {
+        let limits = hints.limits ?? self.limits
+        guard data.count <= limits.maximumInputSize else {
+            throw DecodingLimits.sizeFailure(
+                "maximumInputSize", limits.maximumInputSize, what: "the binary body has \(data.count) bytes", at: "in all")
+        }
+        return .bytes(Array(data))
+    }
 
     public func encode(_ value: Value, hints: CodingHints) throws -> Data {
         guard case .bytes(let bytes) = value else {

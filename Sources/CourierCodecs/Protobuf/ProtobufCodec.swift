@@ -60,8 +60,22 @@ public struct ProtobufCodec: Codec {
         /// Whether encoding skips object members that name no field (otherwise
         /// ``CourierError/Code/encodingFailed``). Default `false`.
         public var ignoreUnknownMembers = false
-        /// The deepest nesting of messages accepted in either direction. Default 100.
-        public var maxDepth = 100
+        /// The limits decoding enforces before protobuf-c reads the bytes (nesting, fields per message,
+        /// values in all, string and bytes lengths, input size). Default ``DecodingLimits/init()`` with
+        /// ``DecodingLimits/maximumDepth`` lowered to ``DecodingLimits/defaultProtobufDepth`` (100), since
+        /// protobuf-c recurses once per level. ``CodingHints/limits`` or ``CodecSet/decodingLimits``
+        /// replace them for a call.
+        public var limits: DecodingLimits = {
+            var limits = DecodingLimits()
+            limits.maximumDepth = DecodingLimits.defaultProtobufDepth
+            return limits
+        }()
+        /// The deepest nesting of messages accepted in either direction. Default 100. The same setting as
+        /// `limits.maximumDepth`.
+        public var maxDepth: Int {
+            get { limits.maximumDepth }
+            set { limits.maximumDepth = newValue }
+        }
 
         /// The defaults.
         public init() {}
@@ -99,20 +113,29 @@ public struct ProtobufCodec: Codec {
     /// Throws ``CourierError/Code/unknownMessageType`` without a known type, ``CourierError/Code/malformedInput``
     /// (with the byte offset) for bytes that are not a valid message of that type,
     /// ``CourierError/Code/invalidUTF8`` for a string field that is not UTF-8,
-    /// ``CourierError/Code/depthLimitExceeded`` beyond ``Options/maxDepth`` and
-    /// ``CourierError/Code/missingValue`` for a missing proto2 `required` field.
+    /// ``CourierError/Code/depthLimitExceeded`` beyond ``Options/maxDepth`` (or `hints.limits`),
+    /// ``CourierError/Code/sizeLimitExceeded`` beyond any other of ``Options/limits`` (checked before
+    /// protobuf-c allocates anything) and ``CourierError/Code/missingValue`` for a missing proto2 `required`
+    /// field.
     public func decode(_ data: Data, hints: CodingHints) throws -> Value {
         let layout = try layout(for: hints)
         let runtime = schema.runtime
+        var options = self.options
+        if let limits = hints.limits { options.limits = limits }
+        let limits = options.limits
+        guard data.count <= limits.maximumInputSize else {
+            throw DecodingLimits.sizeFailure(
+                "maximumInputSize", limits.maximumInputSize, what: "the protobuf message has \(data.count) bytes",
+                at: "in all")
+        }
         return try data.withUnsafeBytes { raw -> Value in
             let bytes = raw.bindMemory(to: UInt8.self)
-            // protobuf-c recurses once per nested message; bound it ourselves when the type is recursive.
-            if layout.nesting == Int.max || layout.nesting >= options.maxDepth {
-                if let error = ProtobufErrorLocator(runtime: runtime, maxDepth: options.maxDepth)
-                    .firstError(in: bytes, layout: layout)
-                {
-                    throw error
-                }
+            // protobuf-c recurses and allocates once per nested message: bound nesting, fields and values
+            // in one iterative pass first.
+            let scanner = ProtobufLimitScanner(
+                runtime: runtime, limits: limits, countsDeclaredFields: options.includeDefaultValues)
+            if let error = scanner.firstViolation(in: bytes, root: layout) {
+                throw error
             }
             let arena = Arena(initialSize: min(bytes.count * 3 + 1024, 64 * 1024))
             let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!

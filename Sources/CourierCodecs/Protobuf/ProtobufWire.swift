@@ -6,6 +6,8 @@
 struct WireError: Error {
     var message: String
     var offset: Int
+    /// The error code it becomes: ``CourierError/Code/malformedInput`` unless a limit was exceeded.
+    var code: CourierError.Code = .malformedInput
 }
 
 /// The four wire types protobuf-c understands, plus the two group markers the raw decoder accepts.

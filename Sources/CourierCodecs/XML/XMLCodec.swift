@@ -71,7 +71,9 @@ public import Foundation
 /// A document that declares any entity (so no "billion laughs"), or whose document type refers to an
 /// external DTD, is refused with ``CourierError/Code/unsafeInput`` as soon as the declaration is read.
 /// Nesting deeper than ``Options/maximumDepth`` is ``CourierError/Code/depthLimitExceeded``, input
-/// larger than ``Options/maximumInputSize`` is ``CourierError/Code/sizeLimitExceeded``, and bytes that
+/// larger than ``Options/maximumInputSize`` or beyond any other of ``Options/limits`` (attributes per
+/// element, children per element, nodes in all, text length) is ``CourierError/Code/sizeLimitExceeded``,
+/// found while reading, and bytes that
 /// are not UTF-8 are ``CourierError/Code/invalidUTF8``. Syntax errors are
 /// ``CourierError/Code/malformedInput`` with libxml2's message, line and column. libxml2 reports its
 /// errors to Courier only; nothing is printed.
@@ -107,16 +109,29 @@ public struct XMLCodec: Codec {
         public var writesDeclaration: Bool
         /// Whether encoding indents nested elements by two spaces, one element per line. Default `false`.
         public var prettyPrinted: Bool
+        /// The limits reading enforces while libxml2 parses: input size, nesting, attributes per element
+        /// (checked before libxml2 reads a start tag), children and attributes per element, elements and
+        /// attributes in all, text and attribute lengths. Default ``DecodingLimits/init()``;
+        /// ``CodingHints/limits`` or ``CodecSet/decodingLimits`` replace them for a call.
+        public var limits: DecodingLimits
         /// The deepest element nesting accepted, when reading and writing. Default 512. libxml2 refuses
         /// documents deeper than 256 elements on its own (Courier never sets `XML_PARSE_HUGE`), so when
         /// reading, limits above 256 act as 256; both report ``CourierError/Code/depthLimitExceeded``.
-        public var maximumDepth: Int
-        /// The largest document accepted, in bytes. Default 64 MiB.
+        /// The same setting as `limits.maximumDepth`.
+        public var maximumDepth: Int {
+            get { limits.maximumDepth }
+            set { limits.maximumDepth = newValue }
+        }
+        /// The largest document accepted, in bytes. Default 64 MiB. The same setting as
+        /// `limits.maximumInputSize`.
         ///
         /// There is no entity-expansion limit to set: any entity declaration is refused with
         /// ``CourierError/Code/unsafeInput`` before it can be used, so no document expands beyond its
         /// own text (the limit is zero).
-        public var maximumInputSize: Int
+        public var maximumInputSize: Int {
+            get { limits.maximumInputSize }
+            set { limits.maximumInputSize = newValue }
+        }
         /// The member-name prefix that marks an attribute: `@`, so `<a id="7"/>` reads as
         /// `{"@id": "7"}`. Fixed by the mapping; exposed for code that builds values by hand.
         public var attributePrefix: String { "@" }
@@ -134,8 +149,7 @@ public struct XMLCodec: Codec {
             rootName = "response"
             writesDeclaration = true
             prettyPrinted = false
-            maximumDepth = 512
-            maximumInputSize = 64 << 20
+            limits = DecodingLimits()
             arrayItemName = nil
         }
     }
@@ -191,7 +205,7 @@ public struct XMLCodec: Codec {
 
     /// Decodes a document into its root element's content, guided by `hints.shape` when set.
     public func decode(_ data: Data, hints: CodingHints) throws -> Value {
-        try XMLReader.read(data, shape: hints.shape, options: options).value
+        try XMLReader.read(data, shape: hints.shape, limits: hints.limits ?? options.limits).value
     }
 
     /// Decodes a document into its root element's name and content.
@@ -201,7 +215,7 @@ public struct XMLCodec: Codec {
     /// // root == "user", value == ["id": "7"]
     /// ```
     public func decodeDocument(_ data: Data, hints: CodingHints = CodingHints()) throws -> (rootName: String, value: Value) {
-        try XMLReader.read(data, shape: hints.shape, options: options)
+        try XMLReader.read(data, shape: hints.shape, limits: hints.limits ?? options.limits)
     }
 
     /// Encodes `value` as the content of a root element named `hints.rootName` (else

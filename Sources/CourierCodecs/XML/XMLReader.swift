@@ -19,13 +19,13 @@ enum XMLReader {
 
     /// Parses `data`; returns the root element's name and content.
     static func read(
-        _ data: Data, shape: ValueShape?, options: XMLCodec.Options
+        _ data: Data, shape: ValueShape?, limits: DecodingLimits
     ) throws -> (rootName: String, value: Value) {
         _ = initialized
-        guard data.count <= options.maximumInputSize else {
-            throw CourierError(
-                .sizeLimitExceeded,
-                detail: "the XML document has \(data.count) bytes, more than the limit of \(options.maximumInputSize)")
+        guard data.count <= limits.maximumInputSize else {
+            throw DecodingLimits.sizeFailure(
+                "maximumInputSize", limits.maximumInputSize, what: "the XML document has \(data.count) bytes",
+                at: "in all")
         }
         guard data.count <= Int(Int32.max) else {
             throw CourierError(.sizeLimitExceeded, detail: "the XML document is larger than 2 GiB")
@@ -34,8 +34,20 @@ enum XMLReader {
             throw CourierError(.malformedInput, detail: "the XML document is empty", context: .init(line: 1, column: 1))
         }
         return try data.withUnsafeBytes { raw throws -> (rootName: String, value: Value) in
+            // libxml2 checks each attribute of a start tag against all earlier ones (quadratic in their
+            // number) before any callback runs, and scans every namespace in scope per prefix: count
+            // them first, in one linear pass.
+            if let crowded = XMLStartTagScanner.firstCrowdedTag(raw.bindMemory(to: UInt8.self), limits: limits) {
+                throw DecodingLimits.sizeFailure(
+                    crowded.limit, crowded.value,
+                    what: crowded.limit == "maximumAttributesPerElement"
+                        ? "the start tag <\(crowded.name)> has more attributes"
+                        : "the start tag <\(crowded.name)> brings more namespace declarations into scope",
+                    at: "at line \(crowded.line), column \(crowded.column)",
+                    context: .init(line: crowded.line, column: crowded.column, offset: crowded.offset))
+            }
             let state = UnsafeMutablePointer<XMLTreeBuilder>.allocate(capacity: 1)
-            state.initialize(to: XMLTreeBuilder(shape: shape, maximumDepth: options.maximumDepth))
+            state.initialize(to: XMLTreeBuilder(shape: shape, limits: limits))
             defer {
                 state.pointee.frames.release()
                 state.deinitialize(count: 1)
@@ -365,6 +377,10 @@ struct XMLTreeBuilder {
     var context: xmlParserCtxtPtr?
     let rootShape: ValueShape
     let maximumDepth: Int
+    /// The limits checked on every event.
+    let limits: DecodingLimits
+    /// Elements, attributes and namespace declarations read so far (`limits.maximumTotalValues`).
+    var totalNodes = 0
     var frames = FrameStack()
     var members: [Member] = []
     var text: [UInt8] = []
@@ -385,9 +401,10 @@ struct XMLTreeBuilder {
     var rootName: String?
     var nilName: Int32 = -1
 
-    init(shape: ValueShape?, maximumDepth: Int) {
+    init(shape: ValueShape?, limits: DecodingLimits) {
         self.rootShape = shape ?? .any
-        self.maximumDepth = maximumDepth
+        self.maximumDepth = limits.maximumDepth
+        self.limits = limits
         members.reserveCapacity(64)
         text.reserveCapacity(256)
     }
@@ -433,8 +450,23 @@ struct XMLTreeBuilder {
             fail(
                 CourierError(
                     .depthLimitExceeded,
-                    detail: "the XML document nests deeper than the limit of \(maximumDepth) elements",
+                    detail: "the XML document nests deeper than the limit of \(maximumDepth) elements (maximumDepth)",
                     context: position()))
+            return
+        }
+        totalNodes += 1 + namespaceCount + attributeCount
+        if totalNodes > limits.maximumTotalValues {
+            failLimit("the document has more elements and attributes", "maximumTotalValues", limits.maximumTotalValues)
+            return
+        }
+        if attributeCount + namespaceCount > limits.maximumAttributesPerElement {
+            failLimit("an element has more attributes", "maximumAttributesPerElement", limits.maximumAttributesPerElement)
+            return
+        }
+        if let p = frames.count > 0 ? frames.count - 1 : nil,
+            frames[p].childCount + frames[p].attributeCount >= limits.maximumContainerCount
+        {
+            failLimit("an element has more children and attributes", "maximumContainerCount", limits.maximumContainerCount)
             return
         }
         let name = intern(prefix: prefix, local: localname, kind: 0)
@@ -492,6 +524,11 @@ struct XMLTreeBuilder {
                 let base = 5 * i
                 let id = intern(prefix: attributes[base + 1], local: attributes[base], kind: 1)
                 guard let start = attributes[base + 3], let end = attributes[base + 4] else { continue }
+                if end - start > limits.maximumStringLength {
+                    failLimit("an attribute value is longer", "maximumStringLength", limits.maximumStringLength,
+                              pending: .key(names[Int(id)]))
+                    return
+                }
                 let bytes = UnsafeBufferPointer(start: start, count: end - start)
                 // Without entity substitution libxml2 hands `&` back as the character reference `&#38;`.
                 let raw = UnsafeRawBufferPointer(bytes)
@@ -597,6 +634,10 @@ struct XMLTreeBuilder {
 
     mutating func characters(_ bytes: UnsafePointer<xmlChar>?, _ length: Int) {
         guard !failed, let bytes, length > 0, !frames.isEmpty else { return }
+        if text.count - frames[frames.count - 1].textStart + length > limits.maximumStringLength {
+            failLimit("the text of an element is longer", "maximumStringLength", limits.maximumStringLength)
+            return
+        }
         text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
     }
 
@@ -856,6 +897,21 @@ struct XMLTreeBuilder {
         if let pending { context.codingPath.append(pending) }
         let path = PathComponent.render(context.codingPath)
         fail(CourierError(.typeMismatch, detail: path.isEmpty ? detail : "\(path): \(detail)", context: context))
+    }
+
+    /// Stops the parse with ``CourierError/Code/sizeLimitExceeded``: "`what` than the limit `limit` =
+    /// `value`", with the coding path (plus `pending`), line and column.
+    private mutating func failLimit(_ what: String, _ limit: String, _ value: Int, pending: PathComponent? = nil) {
+        var context = position()
+        context.codingPath = codingPath()
+        if let pending { context.codingPath.append(pending) }
+        let path = PathComponent.render(context.codingPath)
+        let place = path.isEmpty ? "at the root element" : "at \(path)"
+        fail(
+            CourierError(
+                .sizeLimitExceeded,
+                detail: "\(what) than the limit \(limit) = \(value) \(place), line \(context.line ?? 0), column \(context.column ?? 0)",
+                context: context))
     }
 
     mutating func refuse(_ detail: String) {

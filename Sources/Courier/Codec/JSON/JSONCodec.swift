@@ -55,14 +55,26 @@ public struct JSONCodec: Codec {
     /// let codec = JSONCodec(options: options)
     /// ```
     public struct Options: Sendable {
+        /// The limits decoding enforces while it reads (nesting, input size, elements per container,
+        /// values in all, string and number lengths). Default ``DecodingLimits/init()``;
+        /// ``CodingHints/limits`` or ``CodecSet/decodingLimits`` replace them for a call.
+        public var limits = DecodingLimits()
         /// The deepest nesting of arrays and objects accepted when decoding and written when encoding;
-        /// deeper input fails with ``CourierError/Code/depthLimitExceeded``. Default 512.
-        public var maximumDepth = 512
+        /// deeper input fails with ``CourierError/Code/depthLimitExceeded``. Default 512. The same
+        /// setting as `limits.maximumDepth`.
+        public var maximumDepth: Int {
+            get { limits.maximumDepth }
+            set { limits.maximumDepth = newValue }
+        }
         /// What to do with repeated member names. Default ``DuplicateKeyPolicy/lastWins``.
         public var duplicateKeys = DuplicateKeyPolicy.lastWins
         /// The largest input accepted, in bytes; larger input fails with
-        /// ``CourierError/Code/sizeLimitExceeded`` before parsing starts. Default 128 MiB.
-        public var maximumInputSize = 128 << 20
+        /// ``CourierError/Code/sizeLimitExceeded`` before parsing starts. Default 64 MiB. The same
+        /// setting as `limits.maximumInputSize`.
+        public var maximumInputSize: Int {
+            get { limits.maximumInputSize }
+            set { limits.maximumInputSize = newValue }
+        }
         /// Whether a leading UTF-8 byte order mark (EF BB BF) is skipped. RFC 8259 §8.1 forbids
         /// senders from adding one and lets parsers ignore it; Courier is strict by default and rejects it.
         public var allowsByteOrderMark = false
@@ -90,9 +102,11 @@ public struct JSONCodec: Codec {
 
     // MARK: Decoding
 
-    /// Decodes a whole JSON document. `hints` are not needed by JSON and are ignored.
+    /// Decodes a whole JSON document. Only ``CodingHints/limits`` is read (replacing
+    /// ``Options/limits`` for this call); JSON needs no other hint.
     public func decode(_ data: Data, hints: CodingHints) throws -> Value {
-        try data.withUnsafeBytes { try decode($0) }
+        let limits = hints.limits ?? options.limits
+        return try data.withUnsafeBytes { try decode($0, limits: limits) }
     }
 
     /// Decodes a whole JSON document from bytes.
@@ -105,10 +119,15 @@ public struct JSONCodec: Codec {
 
     /// Decodes a whole JSON document from raw memory (the fastest entry point).
     public func decode(_ buffer: UnsafeRawBufferPointer) throws -> Value {
-        guard buffer.count <= options.maximumInputSize else {
-            throw CourierError(
-                .sizeLimitExceeded,
-                detail: "the JSON input is \(buffer.count) bytes; the limit is \(options.maximumInputSize)")
+        try decode(buffer, limits: options.limits)
+    }
+
+    /// Decodes a whole JSON document from raw memory within `limits`.
+    private func decode(_ buffer: UnsafeRawBufferPointer, limits: DecodingLimits) throws -> Value {
+        guard buffer.count <= limits.maximumInputSize else {
+            throw DecodingLimits.sizeFailure(
+                "maximumInputSize", limits.maximumInputSize, what: "the JSON input has \(buffer.count) bytes",
+                at: "in all")
         }
         guard let base = buffer.baseAddress, buffer.count > 0 else {
             throw CourierError(
@@ -125,8 +144,7 @@ public struct JSONCodec: Codec {
             start = 3
         }
         var parser = JSONParser(
-            bytes: bytes + start, count: buffer.count - start, maximumDepth: options.maximumDepth,
-            duplicateKeys: options.duplicateKeys)
+            bytes: bytes + start, count: buffer.count - start, limits: limits, duplicateKeys: options.duplicateKeys)
         do {
             return try parser.parse()
         } catch {

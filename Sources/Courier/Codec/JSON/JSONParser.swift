@@ -18,6 +18,10 @@ struct JSONParser {
     private let count: Int
     private var pos = 0
     private let maximumDepth: Int
+    /// The limits checked while reading (``DecodingLimits``).
+    private let limits: DecodingLimits
+    /// Values started so far, checked against `limits.maximumTotalValues`.
+    private var totalValues = 0
     private let duplicateKeys: JSONCodec.DuplicateKeyPolicy
     private var scratch: [UInt8] = []
 
@@ -46,10 +50,11 @@ struct JSONParser {
         var keyStart: Int
     }
 
-    init(bytes: UnsafePointer<UInt8>, count: Int, maximumDepth: Int, duplicateKeys: JSONCodec.DuplicateKeyPolicy) {
+    init(bytes: UnsafePointer<UInt8>, count: Int, limits: DecodingLimits, duplicateKeys: JSONCodec.DuplicateKeyPolicy) {
         self.bytes = bytes
         self.count = count
-        self.maximumDepth = maximumDepth
+        self.maximumDepth = limits.maximumDepth
+        self.limits = limits
         self.duplicateKeys = duplicateKeys
         values.reserveCapacity(64)
         keys.reserveCapacity(32)
@@ -68,6 +73,15 @@ struct JSONParser {
             skipWhitespace()
             guard pos < count else {
                 throw fail(frames.isEmpty && valueTop == 0 ? "the input is empty" : "unexpected end of input")
+            }
+            totalValues += 1
+            if totalValues > limits.maximumTotalValues {
+                throw limitFailure("the document holds more values", "maximumTotalValues", limits.maximumTotalValues)
+            }
+            if let frame = frames.last, valueTop - frame.valueStart >= limits.maximumContainerCount {
+                throw limitFailure(
+                    frame.isObject ? "an object has more members" : "an array has more elements",
+                    "maximumContainerCount", limits.maximumContainerCount)
             }
             switch bytes[pos] {
             case UInt8(ascii: "{"):
@@ -159,7 +173,14 @@ struct JSONParser {
     }
 
     private func depthFailure() -> JSONParseFailure {
-        JSONParseFailure(code: .depthLimitExceeded, reason: "nesting deeper than \(maximumDepth) levels", offset: pos)
+        JSONParseFailure(
+            code: .depthLimitExceeded, reason: "nesting deeper than \(maximumDepth) levels (limit maximumDepth)",
+            offset: pos)
+    }
+
+    /// A ``CourierError/Code/sizeLimitExceeded`` failure at the cursor: "`what` than `limit` (`value`)".
+    private func limitFailure(_ what: String, _ limit: String, _ value: Int, at offset: Int? = nil) -> JSONParseFailure {
+        JSONParseFailure(code: .sizeLimitExceeded, reason: "\(what) than the limit \(limit) = \(value)", offset: offset ?? pos)
     }
 
     /// Moves `values[start...]` into a new array of exactly that size and shrinks the stack.
@@ -311,6 +332,9 @@ struct JSONParser {
             }
             let b = bytes[p]
             if b == UInt8(ascii: "\"") {
+                if p - begin > limits.maximumStringLength {
+                    throw limitFailure("a string is longer", "maximumStringLength", limits.maximumStringLength, at: begin - 1)
+                }
                 pos = p + 1
                 if p - begin <= 15 { return shortString(begin, p - begin, cacheBase) }
                 return String(decoding: UnsafeBufferPointer(start: bytes + begin, count: p - begin), as: UTF8.self)
@@ -418,6 +442,9 @@ struct JSONParser {
             guard p < count else {
                 pos = p
                 throw fail("unterminated string")
+            }
+            if scratch.count > limits.maximumStringLength {
+                throw limitFailure("a string is longer", "maximumStringLength", limits.maximumStringLength, at: begin - 1)
             }
             let b = bytes[p]
             switch b {
@@ -596,6 +623,10 @@ struct JSONParser {
                 p += 1
             }
             if exponentNegative { exponent = -exponent }
+        }
+        if p - begin > limits.maximumNumberLength {
+            pos = begin
+            throw limitFailure("a number is longer", "maximumNumberLength", limits.maximumNumberLength)
         }
         pos = p
 

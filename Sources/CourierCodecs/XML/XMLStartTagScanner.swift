@@ -1,0 +1,212 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One linear pass over a document's bytes that counts the attributes of every start tag and the
+/// namespace declarations in scope, before libxml2 sees them: libxml2 2.9 compares each attribute (and
+/// namespace declaration) of a start tag with all earlier ones, so a tag with 400,000 attributes costs
+/// minutes before the first callback could stop it; and it looks every prefix up, and checks every new
+/// declaration, by a scan of all the declarations in scope.
+///
+/// The scan follows XML's lexical structure only (markup starts at `<`; comments, CDATA sections,
+/// processing instructions, declarations and quoted attribute values are skipped whole); it does not
+/// validate. In a well-formed start tag every `=` outside quotes separates an attribute name from its
+/// value, so their number is the attribute count. Text is skipped with `memchr`.
+enum XMLStartTagScanner {
+    /// Where a start tag with too many attributes (or one that brings too many namespace declarations into
+    /// scope) begins.
+    struct Crowded {
+        /// The limit it exceeds: `maximumAttributesPerElement` or `maximumNamespacesInScope`.
+        var limit: String
+        /// The limit's value.
+        var value: Int
+        /// The tag's name (up to 64 bytes of it).
+        var name: String
+        /// The 1-based line of its `<`.
+        var line: Int
+        /// The 1-based column (in bytes) of its `<`.
+        var column: Int
+        /// The byte offset of its `<`.
+        var offset: Int
+    }
+
+    /// The first start tag with more than `limits.maximumAttributesPerElement` attributes, or that makes
+    /// more than `limits.maximumNamespacesInScope` namespace declarations visible; `nil` when every tag is
+    /// within them (or the document ends inside markup, which libxml2 reports as a syntax error).
+    static func firstCrowdedTag(_ bytes: UnsafeBufferPointer<UInt8>, limits: DecodingLimits) -> Crowded? {
+        guard let base = bytes.baseAddress else { return nil }
+        let n = bytes.count
+        let limit = limits.maximumAttributesPerElement
+        // A tag needs at least four bytes per attribute (` a=""`): small documents cannot exceed the limits.
+        if n / 4 <= min(limit, limits.maximumNamespacesInScope) { return nil }
+        // Open elements that declare namespaces: (nesting depth, declarations), innermost last. Elements
+        // without declarations only move `depth`, so the memory follows the declarations, not the nesting.
+        var scopes: [(depth: Int, count: Int)] = []
+        var inScope = 0
+        var depth = 0
+        var i = 0
+        while i < n {
+            guard let lt = find(UInt8(ascii: "<"), base, from: i, to: n) else { return nil }
+            i = lt + 1
+            guard i < n else { return nil }
+            switch bytes[i] {
+            case UInt8(ascii: "!"):
+                if starts(with: "--", bytes, at: i + 1) {
+                    guard let end = find(sequence: "-->", bytes, from: i + 3) else { return nil }
+                    i = end
+                } else if starts(with: "[CDATA[", bytes, at: i + 1) {
+                    guard let end = find(sequence: "]]>", bytes, from: i + 8) else { return nil }
+                    i = end
+                } else {
+                    guard let end = skipDeclaration(bytes, from: i + 1) else { return nil }
+                    i = end
+                }
+            case UInt8(ascii: "?"):
+                guard let end = find(sequence: "?>", bytes, from: i + 1) else { return nil }
+                i = end
+            case UInt8(ascii: "/"):
+                guard let end = find(UInt8(ascii: ">"), base, from: i, to: n) else { return nil }
+                i = end + 1
+                if let last = scopes.last, last.depth == depth {
+                    inScope -= last.count
+                    scopes.removeLast()
+                }
+                depth -= 1
+            default:
+                var count = 0
+                var declarations = 0
+                var j = i
+                scanning: while j < n {
+                    switch bytes[j] {
+                    case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                        guard let close = find(bytes[j], base, from: j + 1, to: n) else { return nil }
+                        j = close + 1
+                        continue scanning
+                    case UInt8(ascii: "="):
+                        count += 1
+                        if count > limit {
+                            return crowded(bytes, tagAt: lt, "maximumAttributesPerElement", limit)
+                        }
+                    case UInt8(ascii: "x") where isSpace(bytes[j - 1]) && isNamespaceDeclaration(bytes, at: j):
+                        declarations += 1
+                    case UInt8(ascii: ">"), UInt8(ascii: "<"):
+                        break scanning
+                    default:
+                        break
+                    }
+                    j += 1
+                }
+                if declarations > 0 {
+                    inScope += declarations
+                    if inScope > limits.maximumNamespacesInScope {
+                        return crowded(bytes, tagAt: lt, "maximumNamespacesInScope", limits.maximumNamespacesInScope)
+                    }
+                }
+                let selfClosing = j < n && bytes[j] == UInt8(ascii: ">") && bytes[j - 1] == UInt8(ascii: "/")
+                if selfClosing {
+                    inScope -= declarations
+                } else {
+                    depth += 1
+                    if declarations > 0 { scopes.append((depth, declarations)) }
+                }
+                i = j
+            }
+        }
+        return nil
+    }
+
+    /// Skips a `<!…>` declaration (a `DOCTYPE` with its internal subset) from just after `<!`: quoted
+    /// literals, comments, processing instructions and nested declarations inside `[…]` are skipped whole. Returns the offset after
+    /// its `>`.
+    private static func skipDeclaration(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        let base = bytes.baseAddress!
+        var depth = 0
+        var j = start
+        while j < bytes.count {
+            switch bytes[j] {
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                guard let close = find(bytes[j], base, from: j + 1, to: bytes.count) else { return nil }
+                j = close
+            case UInt8(ascii: "<") where starts(with: "!--", bytes, at: j + 1):
+                guard let end = find(sequence: "-->", bytes, from: j + 4) else { return nil }
+                j = end - 1
+            case UInt8(ascii: "<") where starts(with: "?", bytes, at: j + 1):
+                guard let end = find(sequence: "?>", bytes, from: j + 2) else { return nil }
+                j = end - 1
+            case UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "]"): depth -= 1
+            case UInt8(ascii: ">") where depth <= 0: return j + 1
+            default: break
+            }
+            j += 1
+        }
+        return nil
+    }
+
+    /// Whether `byte` is XML white space.
+    @inline(__always)
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+    }
+
+    /// Whether an attribute name at `at` is `xmlns` or `xmlns:…` (a namespace declaration).
+    @inline(__always)
+    private static func isNamespaceDeclaration(_ bytes: UnsafeBufferPointer<UInt8>, at: Int) -> Bool {
+        guard starts(with: "xmlns", bytes, at: at), at + 5 < bytes.count else { return false }
+        let next = bytes[at + 5]
+        return next == UInt8(ascii: ":") || next == UInt8(ascii: "=") || isSpace(next)
+    }
+
+    /// The offset of the first `byte` in `base[from..<to]`.
+    @inline(__always)
+    private static func find(_ byte: UInt8, _ base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
+        guard from < to, let hit = memchr(base + from, Int32(byte), to - from) else { return nil }
+        return UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+    }
+
+    /// The offset just after the first occurrence of `sequence` at or after `from`.
+    private static func find(sequence: StaticString, _ bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        let first = sequence.utf8Start[0]
+        var i = from
+        while let hit = find(first, bytes.baseAddress!, from: i, to: bytes.count) {
+            if starts(with: sequence, bytes, at: hit) { return hit + sequence.utf8CodeUnitCount }
+            i = hit + 1
+        }
+        return nil
+    }
+
+    /// Whether `bytes[at...]` starts with `prefix`.
+    @inline(__always)
+    private static func starts(with prefix: StaticString, _ bytes: UnsafeBufferPointer<UInt8>, at: Int) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard at >= 0, at + count <= bytes.count else { return false }
+        for k in 0..<count where bytes[at + k] != prefix.utf8Start[k] { return false }
+        return true
+    }
+
+    /// The report for the start tag at `offset`: its name, line and column (counted only now).
+    private static func crowded(
+        _ bytes: UnsafeBufferPointer<UInt8>, tagAt offset: Int, _ limit: String, _ value: Int
+    ) -> Crowded {
+        var line = 1
+        var lineStart = 0
+        for k in 0..<offset where bytes[k] == UInt8(ascii: "\n") {
+            line += 1
+            lineStart = k + 1
+        }
+        var end = offset + 1
+        while end < bytes.count, end - offset <= 64 {
+            let c = bytes[end]
+            if c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r")
+                || c == UInt8(ascii: "/") || c == UInt8(ascii: ">")
+            {
+                break
+            }
+            end += 1
+        }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[(offset + 1)..<end]), as: UTF8.self)
+        return Crowded(limit: limit, value: value, name: name, line: line, column: offset - lineStart + 1, offset: offset)
+    }
+}
