@@ -14,6 +14,37 @@
 /// }
 /// try users.check(response)             // throws CourierError(.schemaViolation) with all violations
 /// ```
+///
+/// ## Bounded validation
+///
+/// Every validation is bounded, so a hostile value (or schema) cannot make it take exponential time or
+/// memory: results of subschemas reached along several reference paths are memoised per instance
+/// location (the `allOf`/`anyOf`/`oneOf` fan-out over `$ref`s that doubles at every level costs linear
+/// time), `multipleOf` divides exactly on decimal digits without expanding exponents, patterns run on a
+/// matcher with a budget, and the work left is counted against the limits in ``Options``:
+///
+/// | limit | default | counts |
+/// | --- | --- | --- |
+/// | ``Options/maximumSteps`` | 20,000,000 | keyword applications in one validation |
+/// | ``Options/maximumSubschemaEvaluations`` | 5,000,000 | subschemas evaluated in one validation |
+/// | ``Options/maximumReferenceDepth`` | 512 | `$ref`/`$dynamicRef` followed in a row at one instance location |
+/// | ``Options/maximumDepth`` | 20,000 | nested subschema evaluations (and the thread's stack) |
+/// | ``Options/maximumNumberDigits`` | 1,000 | significant digits in a `multipleOf` long division |
+///
+/// A validation that reaches a limit *gives up*: it can say neither "valid" nor "invalid", and every
+/// API says so distinctly:
+///
+/// - ``validate(_:)`` returns the violations found so far followed by one whose keyword is
+///   ``limitKeyword`` (`"$limit"`), located where it gave up, its message naming the limit. The list is
+///   never empty, so a value that was not fully checked never passes for valid.
+/// - ``isValid(_:)`` returns `false`.
+/// - ``check(_:)`` throws ``CourierError/Code/validationLimitExceeded`` (not `schemaViolation`) whose
+///   detail names the limit; the violations found before are attached.
+/// - ``validationOutcome(_:)`` returns ``Outcome/gaveUp(limit:violations:)``, for callers that switch.
+/// - The ``SchemaValidation`` stage throws ``CourierError/Code/validationLimitExceeded``.
+///
+/// A pattern whose matching budget runs out (``Options`` has none: the budget belongs to the matcher)
+/// gives up the same way.
 public struct CompiledSchema: Sendable {
     /// How a schema is compiled and how much a validation reports.
     ///
@@ -34,6 +65,29 @@ public struct CompiledSchema: Sendable {
         public var collectAllViolations = true
         /// The most violations one validation reports. Default 100.
         public var maximumViolations = 100
+        /// The most keyword applications (one keyword of one subschema applied to one instance location)
+        /// in one validation. Default 20,000,000: a 100,000-item array of objects with twenty validated
+        /// properties each needs a few million; with memoisation, hostile reference fan-out needs far
+        /// fewer than that before it is answered. A keyword's own linear work (`uniqueItems` over an array,
+        /// `enum` over its list) counts once; a long `multipleOf` division counts its digit work / 256.
+        public var maximumSteps = 20_000_000
+        /// The most subschema evaluations (a subschema applied to an instance location, memoised ones
+        /// counted once) in one validation. Default 5,000,000.
+        public var maximumSubschemaEvaluations = 5_000_000
+        /// The most `$ref`/`$dynamicRef` followed in a row without moving into the instance (nested
+        /// references at one instance location). Default 512: static reference cycles are refused when the
+        /// schema is compiled, so only `$dynamicRef`s that loop at run time, or a chain of hundreds of
+        /// references, reach it.
+        public var maximumReferenceDepth = 512
+        /// The deepest nesting of subschema evaluations (each member or item descended into adds at least
+        /// one). Default 20,000; the evaluator also stops before the thread's stack runs out, whatever this
+        /// says.
+        public var maximumDepth = 20_000
+        /// The most significant digits `multipleOf` divides with when its divisor, without its factors 2
+        /// and 5, has more than 18 digits (the instance's and the divisor's); such a division costs their
+        /// product. Default 1,000. Smaller divisors (`0.01`, `1e-300`, `7`, `2^200`) divide instances of any
+        /// length and any exponent (`1e100000`) exactly in one pass over the instance's digits.
+        public var maximumNumberDigits = 1_000
 
         /// The defaults.
         public init() {}
@@ -54,34 +108,87 @@ public struct CompiledSchema: Sendable {
     /// The number of compiled schema locations (nodes), for diagnostics.
     public var nodeCount: Int { program.spans.count }
 
+    /// The keyword of the violation ``validate(_:)`` ends with when the validation gave up at one of the
+    /// limits in ``Options``: `"$limit"` (no schema keyword starts with `$` and asserts, so it cannot be
+    /// mistaken for one).
+    public static let limitKeyword = "$limit"
+
+    /// How a validation ended: valid, invalid, or given up at a limit.
+    public enum Outcome: Sendable, Hashable {
+        /// The value is valid.
+        case valid
+        /// The value is invalid; the violations, in the order found (at least one).
+        case invalid([CourierError.Violation])
+        /// The validation reached a limit before it could decide. `limit` says which (the detail of
+        /// ``CourierError/Code/validationLimitExceeded``); `violations` are those found before it (the
+        /// value may well be invalid too), without the ``CompiledSchema/limitKeyword`` one.
+        case gaveUp(limit: String, violations: [CourierError.Violation])
+    }
+
+    /// Validates `value` and says how the validation ended; the one API that needs no convention to tell
+    /// "invalid" from "gave up" (see <doc:CompiledSchema#Bounded-validation>).
+    public func validationOutcome(_ value: Value) -> Outcome {
+        let (violations, exceeded) = run(value)
+        if let exceeded {
+            return .gaveUp(limit: exceeded, violations: violations.filter { $0.keyword != Self.limitKeyword })
+        }
+        return violations.isEmpty ? .valid : .invalid(violations)
+    }
+
     /// Validates `value`; returns the violations (empty when the value is valid), in the order found.
+    ///
+    /// When the validation gave up at a limit of ``Options``, the last violation has the keyword
+    /// ``limitKeyword`` (`"$limit"`), the location where it gave up and a message naming the limit; the
+    /// value was not fully checked and must not be taken as valid.
     public func validate(_ value: Value) -> [CourierError.Violation] {
-        var evaluator = SchemaEvaluator(
-            program: program, limit: options.collectAllViolations ? options.maximumViolations : 1)
-        var parts: EvaluatedParts? = nil
-        _ = evaluator.evaluate(program.root, value, report: true, parts: &parts)
-        return evaluator.violations
+        run(value).violations
     }
 
     /// Whether `value` is valid. Faster than ``validate(_:)`` for invalid values: it stops at the
-    /// first failure and builds no messages.
+    /// first failure and builds no messages. `false` too when the validation gave up at a limit of
+    /// ``Options`` (use ``validationOutcome(_:)`` to tell the two apart).
     public func isValid(_ value: Value) -> Bool {
-        var evaluator = SchemaEvaluator(program: program, limit: 1)
+        var evaluator = SchemaEvaluator(program: program, limit: 1, options: options)
         var parts: EvaluatedParts? = nil
-        return evaluator.evaluate(program.root, value, report: false, parts: &parts)
+        let valid = evaluator.evaluate(program.root, value, report: false, parts: &parts)
+        return valid && evaluator.exceeded == nil
     }
 
     /// Validates `value` and throws ``CourierError/Code/schemaViolation`` with every violation attached
     /// (``CourierError/violations``) when it is invalid. The error's coding path is the first
     /// violation's instance location.
+    ///
+    /// When the validation gave up at a limit of ``Options`` it throws
+    /// ``CourierError/Code/validationLimitExceeded`` instead, whatever it found before: its detail names
+    /// the limit, its coding path is where it gave up, and the violations (the ``limitKeyword`` one last)
+    /// are attached.
     public func check(_ value: Value) throws {
-        let violations = validate(value)
+        let (violations, exceeded) = run(value)
+        if let exceeded {
+            let place = violations.last?.instanceLocation ?? ""
+            var error = CourierError(
+                .validationLimitExceeded, detail: exceeded,
+                context: CourierError.Context(codingPath: Self.path(fromPointer: place)))
+            error.violations = violations
+            throw error
+        }
         guard let first = violations.first else { return }
         var error = CourierError(
             .schemaViolation,
             context: CourierError.Context(codingPath: Self.path(fromPointer: first.instanceLocation)))
         error.violations = violations
         throw error
+    }
+
+    /// One reporting validation: the violations (the ``limitKeyword`` one last when it gave up) and the
+    /// limit it gave up at, if any.
+    private func run(_ value: Value) -> (violations: [CourierError.Violation], exceeded: String?) {
+        // The limit violation needs room beside the ones collected.
+        let collected = options.collectAllViolations ? options.maximumViolations : 1
+        var evaluator = SchemaEvaluator(program: program, limit: collected, options: options)
+        var parts: EvaluatedParts? = nil
+        _ = evaluator.evaluate(program.root, value, report: true, parts: &parts)
+        return (evaluator.violations, evaluator.exceeded)
     }
 
     static func path(fromPointer pointer: String) -> [PathComponent] {

@@ -450,7 +450,7 @@ struct SchemaCompiler {
             guard let exact = SchemaNumber(divisor), !exact.isZero, !exact.negative else {
                 throw invalid("multipleOf", "a number greater than 0", location)
             }
-            keywords.append(.multipleOf(divisor, exact))
+            keywords.append(.multipleOf(divisor, SchemaDivisor(exact)))
         }
         if let n = try count(object, "minLength", location) { keywords.append(.minLength(n)) }
         if let n = try count(object, "maxLength", location) { keywords.append(.maxLength(n)) }

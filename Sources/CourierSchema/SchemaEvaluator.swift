@@ -33,24 +33,76 @@ struct SchemaEvaluator {
         var text: String
     }
 
+    /// A memoised result: whether node `node` held at instance location `location` in dynamic scope
+    /// `scope` (interned ids, see ``SchemaEvaluator/currentLocation()`` and ``scopeIDs``).
+    struct MemoKey: Hashable {
+        var node: Int
+        var location: Int
+        var scope: Int
+    }
+
+    /// What a memoised evaluation found: its validity and, when it was asked for, the properties and
+    /// items it evaluated (its annotations, for `unevaluatedProperties`/`unevaluatedItems`).
+    struct MemoEntry {
+        var valid: Bool
+        var parts: EvaluatedParts?
+    }
+
+    /// An interned instance location: the location it is in, and which member or item (a member's
+    /// name, for `propertyNames`, is `-1 - index`).
+    struct LocationKey: Hashable {
+        var parent: Int
+        var component: Int
+    }
+
+    /// An interned dynamic scope: the scope it extends and the resource entered.
+    struct ScopeKey: Hashable {
+        var parent: Int
+        var resource: Int
+    }
+
     let spans: [SchemaProgram.Span]
     let keywords: [SchemaKeyword]
     let resources: [SchemaResource]
     let limit: Int
+    /// The evaluation limits (``CompiledSchema/Options``).
+    let limits: CompiledSchema.Options
+    /// Whether memoised results must be keyed by the dynamic scope too.
+    let usesDynamicScope: Bool
     private var pending: [Pending] = []
     private var scope: [Int] = []
+    /// The interned id of each prefix of ``scope`` (only when ``usesDynamicScope``).
+    private var scopeIDs: [Int] = []
+    private var scopeTable: [ScopeKey: Int] = [:]
     private var depth = 0
     private var stopped = false
+    /// Keyword applications so far (``CompiledSchema/Options/maximumSteps``).
+    private var steps = 0
+    /// Subschema evaluations so far (``CompiledSchema/Options/maximumSubschemaEvaluations``).
+    private var evaluations = 0
+    /// References followed in a row without moving into the instance
+    /// (``CompiledSchema/Options/maximumReferenceDepth``).
+    private var referenceDepth = 0
+    /// The results of memoised nodes (``SchemaProgram/Span/memoize``) per location and scope.
+    private var memo: [MemoKey: MemoEntry] = [:]
+    /// The members and items descended into, outermost first, and their interned ids (−1 until a memo
+    /// look-up needs one: locations are interned lazily, so validations that never meet a memoised node
+    /// never hash a location).
+    private var locationComponents: [Int] = []
+    private var locationIDs: [Int] = []
+    private var locationTable: [LocationKey: Int] = [:]
+    /// Why the validation gave up, when it did: the detail of its ``CourierError/Code/validationLimitExceeded``.
+    private(set) var exceeded: String?
 
-    /// The deepest nesting of schema evaluations (guards `$dynamicRef` recursion that consumes nothing).
-    static let maximumDepth = 20_000
     private let stack = StackGuard()
 
-    init(program: SchemaProgram, limit: Int) {
+    init(program: SchemaProgram, limit: Int, options: CompiledSchema.Options) {
         spans = program.spans
         keywords = program.keywords
         resources = program.resources
+        usesDynamicScope = program.usesDynamicScope
         self.limit = max(1, limit)
+        limits = options
     }
 
     /// The violations found, with their locations and messages.
@@ -60,6 +112,11 @@ struct SchemaEvaluator {
             for token in found.keywordPath.reversed() { keywordLocation += "/" + JSONPointer.escape(token) }
             let instanceLocation = PathComponent.jsonPointer(found.instance.reversed())
             let shown = instanceLocation.isEmpty ? "(root)" : String(instanceLocation.dropFirst())
+            if found.keyword == CompiledSchema.limitKeyword {
+                return CourierError.Violation(
+                    instanceLocation: instanceLocation, keywordLocation: keywordLocation, keyword: found.keyword,
+                    message: "\(shown): validation gave up here: \(found.text)")
+            }
             return CourierError.Violation(
                 instanceLocation: instanceLocation, keywordLocation: keywordLocation, keyword: found.keyword,
                 message: "\(shown): \(found.text)")
@@ -72,6 +129,26 @@ struct SchemaEvaluator {
         guard !stopped else { return }
         pending.append(Pending(keywordPath: keyword.isEmpty ? [] : [keyword], keyword: keyword, text: message))
         if pending.count >= limit { stopped = true }
+    }
+
+    /// Ends the validation: it ran into one of its limits (`detail` names it). The violation recorded
+    /// here (keyword ``CompiledSchema/limitKeyword``) gets its locations on the way back up like any other,
+    /// whether or not the evaluation was reporting, and every level then returns at once.
+    private mutating func giveUp(_ detail: String) {
+        guard !stopped else { return }
+        exceeded = detail
+        pending.append(Pending(keyword: CompiledSchema.limitKeyword, text: detail))
+        stopped = true
+    }
+
+    /// Counts `count` keyword applications against ``CompiledSchema/Options/maximumSteps``; false (and
+    /// the validation gives up) when they run out.
+    @inline(__always)
+    private mutating func spend(_ count: Int) -> Bool {
+        steps &+= count
+        if steps <= limits.maximumSteps { return true }
+        giveUp("more than \(limits.maximumSteps) keyword applications (limit maximumSteps)")
+        return false
     }
 
     /// Adds a step to the violations found since `mark` (called on the way back up).
@@ -92,22 +169,40 @@ struct SchemaEvaluator {
         _ number: Int, _ instance: Value, report: Bool, parts: inout EvaluatedParts?
     ) -> Bool {
         if stopped { return false }
+        evaluations &+= 1
+        if evaluations > limits.maximumSubschemaEvaluations {
+            giveUp("more than \(limits.maximumSubschemaEvaluations) subschema evaluations (limit maximumSubschemaEvaluations)")
+            return false
+        }
         let node = spans[number]
         if node.start == node.end { return true }
         depth += 1
         defer { depth -= 1 }
-        if depth > Self.maximumDepth || (depth & 7 == 0 && !stack.hasRoom()) {
-            if report { fail("", "evaluation nests too deeply here (a very deep instance, or dynamic references that loop)") }
+        if depth > limits.maximumDepth {
+            giveUp("evaluation nests too deeply here: more than \(limits.maximumDepth) nested subschemas (limit maximumDepth)")
+            return false
+        }
+        if depth & 7 == 0 && !stack.hasRoom() {
+            giveUp("evaluation nests too deeply here: the thread's stack is nearly full (\(depth) nested subschemas)")
             return false
         }
         let resource = Int(node.resource)
         let enteredResource = scope.last != resource
-        if enteredResource { scope.append(resource) }
-        defer { if enteredResource { scope.removeLast() } }
+        if enteredResource {
+            scope.append(resource)
+            if usesDynamicScope { scopeIDs.append(internScope(resource)) }
+        }
+        defer {
+            if enteredResource {
+                scope.removeLast()
+                if usesDynamicScope { scopeIDs.removeLast() }
+            }
+        }
 
         var own: EvaluatedParts? = node.collectsAnnotations ? EvaluatedParts() : nil
         var valid = true
         for k in Int(node.start)..<Int(node.end) {
+            guard spend(1) else { return false }
             let ok: Bool
             if node.collectsAnnotations {
                 ok = apply(keywords[k], instance, report: report, parts: &own)
@@ -143,15 +238,108 @@ struct SchemaEvaluator {
     }
 
     /// Evaluates a child at a member or element of the instance (no annotations flow back).
+    ///
+    /// `slot` is the member's position in its object (for a `.key` component), which names the member
+    /// among the instance's locations.
     private mutating func descend(
-        _ number: Int, _ instance: Value, at component: PathComponent, _ token: String, _ second: String? = nil,
-        report: Bool
+        _ number: Int, _ instance: Value, at component: PathComponent, slot: Int = 0, _ token: String,
+        _ second: String? = nil, report: Bool
     ) -> Bool {
         let mark = pending.count
         var none: EvaluatedParts? = nil
+        let savedReferenceDepth = referenceDepth
+        referenceDepth = 0
+        if case .index(let i) = component {
+            locationComponents.append(i)
+        } else {
+            locationComponents.append(slot)
+        }
+        locationIDs.append(-1)
         let valid = evaluate(number, instance, report: report, parts: &none)
+        locationComponents.removeLast()
+        locationIDs.removeLast()
+        referenceDepth = savedReferenceDepth
         if pending.count > mark { prefix(since: mark, keyword: token, second, instance: component) }
         return valid
+    }
+
+    /// Follows a `$ref` or `$dynamicRef` to `target`, counting ``CompiledSchema/Options/maximumReferenceDepth``
+    /// and memoising the target's result at this instance location when the target is marked
+    /// (``SchemaProgram/Span/memoize``) or the reference is dynamic.
+    ///
+    /// A memoised valid result is reused in every mode (with its annotations when the caller collects
+    /// them and they were recorded); a memoised invalid result is reused only when not reporting, since a
+    /// report needs the violations. The annotations are collected afresh and merged, which is what the
+    /// target would have added to the caller's own.
+    private mutating func follow(
+        _ target: Int, _ instance: Value, _ token: String, dynamic: Bool, report: Bool, parts: inout EvaluatedParts?
+    ) -> Bool {
+        referenceDepth += 1
+        defer { referenceDepth -= 1 }
+        if referenceDepth > limits.maximumReferenceDepth {
+            giveUp("evaluation nests too deeply here: more than \(limits.maximumReferenceDepth) references followed "
+                + "without moving into the instance (limit maximumReferenceDepth)")
+            return false
+        }
+        guard dynamic || spans[target].memoize else {
+            return child(target, instance, token, report: report, parts: &parts)
+        }
+        let key = MemoKey(node: target, location: currentLocation(), scope: usesDynamicScope ? (scopeIDs.last ?? 0) : 0)
+        if let entry = memo[key] {
+            if entry.valid {
+                if parts == nil { return true }
+                if let recorded = entry.parts {
+                    parts!.merge(recorded)
+                    return true
+                }
+            } else if !report {
+                return false
+            }
+        }
+        var mine: EvaluatedParts? = parts == nil ? nil : EvaluatedParts()
+        let valid = child(target, instance, token, report: report, parts: &mine)
+        if let mine { parts!.merge(mine) }
+        if !stopped { memo[key] = MemoEntry(valid: valid, parts: mine) }
+        return valid
+    }
+
+    /// The interned id of the current instance location (0 for the root), interning the members and
+    /// items descended into since the last look-up.
+    private mutating func currentLocation() -> Int {
+        var start = locationIDs.count
+        while start > 0 && locationIDs[start - 1] < 0 { start -= 1 }
+        var id = start == 0 ? 0 : locationIDs[start - 1]
+        for j in start..<locationIDs.count {
+            let key = LocationKey(parent: id, component: locationComponents[j])
+            if let found = locationTable[key] {
+                id = found
+            } else {
+                id = locationTable.count + 1
+                locationTable[key] = id
+            }
+            locationIDs[j] = id
+        }
+        return id
+    }
+
+    /// The interned id of the current dynamic scope extended by `resource`.
+    private mutating func internScope(_ resource: Int) -> Int {
+        let key = ScopeKey(parent: scopeIDs.last ?? 0, resource: resource)
+        if let found = scopeTable[key] { return found }
+        let id = scopeTable.count + 1
+        scopeTable[key] = id
+        return id
+    }
+
+    /// Tests `text` against a pattern; a pattern that runs out of its matching budget ends the
+    /// validation (nil).
+    private mutating func test(_ matcher: PatternMatcher, _ source: String, _ text: String) -> Bool? {
+        do {
+            return try matcher.test(text)
+        } catch {
+            giveUp("the pattern \(source) needed more matching work than its budget allows (\(error.reason))")
+            return nil
+        }
     }
 
     private func dynamicTarget(_ fallback: Int, anchor: String?) -> Int {
@@ -236,7 +424,17 @@ struct SchemaEvaluator {
             if case .int(let i) = instance, case .int(let d) = divisor {
                 ok = i % d == 0
             } else if let value = SchemaNumber(instance) {
-                ok = value.isMultiple(of: exact)
+                if exact.parts?.smallCoprime == nil {
+                    // Long division: charge its digit work (digits × divisor digits) to the step budget.
+                    let work = value.digits.count * exact.number.digits.count / 256
+                    guard spend(work) else { return false }
+                }
+                guard let answer = value.isMultiple(of: exact, maximumDigits: limits.maximumNumberDigits) else {
+                    giveUp("multipleOf \(render(divisor)) needs exact division by more than "
+                        + "\(limits.maximumNumberDigits) significant digits (limit maximumNumberDigits)")
+                    return false
+                }
+                ok = answer
             } else {
                 ok = false  // infinities are no multiple of anything
             }
@@ -263,7 +461,8 @@ struct SchemaEvaluator {
 
         case .pattern(let pattern):
             guard case .string(let text) = instance else { return true }
-            if pattern.matcher.matches(text) { return true }
+            guard let matched = test(pattern.matcher, pattern.source, text) else { return false }
+            if matched { return true }
             if report { fail("pattern", "\(render(instance)) does not match the pattern \(pattern.source)") }
             return false
 
@@ -343,11 +542,11 @@ struct SchemaEvaluator {
     ) -> Bool {
         switch keyword {
         case .ref(let target, let keyword):
-            return child(target, instance, keyword, report: report, parts: &parts)
+            return follow(target, instance, keyword, dynamic: false, report: report, parts: &parts)
 
         case .dynamicRef(let fallback, let anchor):
             let target = dynamicTarget(fallback, anchor: anchor)
-            return child(target, instance, "$dynamicRef", report: report, parts: &parts)
+            return follow(target, instance, "$dynamicRef", dynamic: anchor != nil, report: report, parts: &parts)
 
         case .allOf(let list):
             var valid = true
@@ -460,7 +659,7 @@ struct SchemaEvaluator {
                     target = found
                 }
                 if parts != nil { parts!.properties.insert(keys[i]) }
-                if !descend(target, values[i], at: .key(keys[i]), "properties", keys[i], report: report) {
+                if !descend(target, values[i], at: .key(keys[i]), slot: i, "properties", keys[i], report: report) {
                     valid = false
                     if !report || stopped { return false }
                 }
@@ -473,10 +672,12 @@ struct SchemaEvaluator {
             let keys = object.keys
             let values = object.values
             for i in keys.indices {
-                for pattern in patterns where pattern.matcher.matches(keys[i]) {
+                for pattern in patterns {
+                    guard let matched = test(pattern.matcher, pattern.source, keys[i]) else { return false }
+                    guard matched else { continue }
                     if parts != nil { parts!.properties.insert(keys[i]) }
-                    if !descend(pattern.node, values[i], at: .key(keys[i]), "patternProperties", pattern.source,
-                                report: report)
+                    if !descend(pattern.node, values[i], at: .key(keys[i]), slot: i, "patternProperties",
+                                pattern.source, report: report)
                     {
                         valid = false
                         if !report || stopped { return false }
@@ -490,13 +691,16 @@ struct SchemaEvaluator {
             var valid = true
             let keys = object.keys
             let values = object.values
-            for i in keys.indices where !named.contains(keys[i]) {
-                if patterns.contains(where: { $0.matches(keys[i]) }) { continue }
+            members: for i in keys.indices where !named.contains(keys[i]) {
+                for pattern in patterns {
+                    guard let matched = test(pattern, "of patternProperties", keys[i]) else { return false }
+                    if matched { continue members }
+                }
                 if alwaysFalse {
                     valid = false
                     guard report else { return false }
                     fail("additionalProperties", "the property \(render(.string(keys[i]))) is not allowed")
-                } else if !descend(target, values[i], at: .key(keys[i]), "additionalProperties", report: report) {
+                } else if !descend(target, values[i], at: .key(keys[i]), slot: i, "additionalProperties", report: report) {
                     valid = false
                     if !report || stopped { return false }
                 }
@@ -507,9 +711,19 @@ struct SchemaEvaluator {
         case .propertyNames(let target):
             guard case .object(let object) = instance else { return true }
             var valid = true
-            for key in object.keys {
+            for (i, key) in object.keys.enumerated() {
                 var none: EvaluatedParts? = nil
-                if !child(target, .string(key), "propertyNames", report: false, parts: &none) {
+                // The name is a location of its own (not the object's), for the memo.
+                let savedReferenceDepth = referenceDepth
+                referenceDepth = 0
+                locationComponents.append(-1 - i)
+                locationIDs.append(-1)
+                let named = child(target, .string(key), "propertyNames", report: false, parts: &none)
+                locationComponents.removeLast()
+                locationIDs.removeLast()
+                referenceDepth = savedReferenceDepth
+                if stopped { return false }
+                if !named {
                     valid = false
                     guard report else { return false }
                     fail("propertyNames", "the property name \(render(.string(key))) is not allowed by propertyNames")
@@ -529,7 +743,9 @@ struct SchemaEvaluator {
                         valid = false
                         guard report else { return false }
                         fail("unevaluatedProperties", "the property \(render(.string(keys[i]))) is not allowed (unevaluated)")
-                    } else if !descend(target, values[i], at: .key(keys[i]), "unevaluatedProperties", report: report) {
+                    } else if !descend(
+                        target, values[i], at: .key(keys[i]), slot: i, "unevaluatedProperties", report: report)
+                    {
                         valid = false
                         if !report || stopped { return false }
                     }
@@ -666,16 +882,53 @@ struct SchemaEvaluator {
             }
             return nil
         }
-        // Buckets by `Value`'s hash (consistent with a looser equality), then exact JSON equality.
-        var seen: [Value: [Int]] = [:]
+        // Buckets by a hash of the JSON data model itself (strings by code points): `Value`'s own hash
+        // follows Swift's canonical equivalence, under which 2^n distinct spellings of "é…é" collide and
+        // the buckets would make this quadratic.
+        var seen: [Int: [Int]] = [:]
         seen.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
-            if let bucket = seen[item] {
+            let hash = jsonHash(item)
+            if let bucket = seen[hash] {
                 for earlier in bucket where jsonEqual(items[earlier], item) { return (earlier, i) }
             }
-            seen[item, default: []].append(i)
+            seen[hash, default: []].append(i)
         }
         return nil
+    }
+
+    /// A hash consistent with ``jsonEqual(_:_:)``: numbers by value, strings by their UTF-8 code units,
+    /// arrays in order, objects independent of member order.
+    static func jsonHash(_ value: Value) -> Int {
+        var hasher = Hasher()
+        combineJSON(value, into: &hasher)
+        return hasher.finalize()
+    }
+
+    private static func combineJSON(_ value: Value, into hasher: inout Hasher) {
+        switch value {
+        case .string(let text):
+            hasher.combine(3)
+            hasher.combine(text.utf8.count)
+            for byte in text.utf8 { hasher.combine(byte) }
+        case .array(let items):
+            hasher.combine(5)
+            hasher.combine(items.count)
+            for item in items { combineJSON(item, into: &hasher) }
+        case .object(let object):
+            hasher.combine(6)
+            hasher.combine(object.count)
+            var members = 0
+            for i in object.keys.indices {
+                var member = Hasher()
+                combineJSON(.string(object.keys[i]), into: &member)
+                combineJSON(object.values[i], into: &member)
+                members = members &+ member.finalize()
+            }
+            hasher.combine(members)
+        default:
+            hasher.combine(value)  // null, booleans, bytes and numbers: `Value`'s hash is exact for them
+        }
     }
 
     /// JSON data-model equality: numbers by mathematical value, strings by code points (not by Swift's
@@ -692,9 +945,14 @@ struct SchemaEvaluator {
             guard x.count == y.count else { return false }
             for i in x.keys.indices {
                 let key = x.keys[i]
-                guard let j = y.keys.firstIndex(where: { $0.utf8.elementsEqual(key.utf8) }),
-                    jsonEqual(x.values[i], y.values[j])
-                else { return false }
+                // The object's own look-up matches canonically equivalent names too; confirm by code points.
+                let j: Int?
+                if let found = y.position(of: key), y.keys[found].utf8.elementsEqual(key.utf8) {
+                    j = found
+                } else {
+                    j = y.keys.firstIndex(where: { $0.utf8.elementsEqual(key.utf8) })
+                }
+                guard let j, jsonEqual(x.values[i], y.values[j]) else { return false }
             }
             return true
         default:

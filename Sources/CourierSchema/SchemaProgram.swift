@@ -8,6 +8,9 @@ struct SchemaProgram: Sendable {
     /// Every node's keywords, concatenated: node `n` owns `keywords[spans[n].start ..< spans[n].end]`.
     var keywords: [SchemaKeyword]
     var spans: [Span]
+    /// Whether some `$dynamicRef` resolves through the dynamic scope (then a memoised result also depends
+    /// on the scope it was computed in).
+    var usesDynamicScope: Bool
 
     /// Where a node's keywords are, and what the evaluator needs to know about the node, without
     /// reference-counted fields (reading it costs no retain).
@@ -16,21 +19,43 @@ struct SchemaProgram: Sendable {
         var end: Int32
         var resource: Int32
         var collectsAnnotations: Bool
+        /// Whether the evaluator memoises the node's results when it follows a reference to it (see
+        /// ``SchemaProgram/init(nodes:resources:root:rootURI:)``).
+        var memoize: Bool
     }
 
+    /// Flattens `nodes` and marks the nodes worth memoising.
+    ///
+    /// A node is evaluated more than once at one instance location only when it can be reached along two
+    /// paths: it has two or more incoming edges (references and applicator children together). Without
+    /// references every node has one parent, so only reference targets with a second way in are marked;
+    /// the evaluator caches their results per instance location, which bounds the evaluations of every
+    /// node at a location by the length of the reference chains above it instead of their product (the
+    /// exponential `allOf`/`anyOf` fan-out over `$ref`s becomes linear). Nodes reached once (the usual
+    /// `"items": {"$ref": "#/$defs/user"}`) cost no cache look-ups.
     init(nodes: [SchemaNode], resources: [SchemaResource], root: Int, rootURI: String) {
         self.resources = resources
         self.root = root
         self.rootURI = rootURI
+        var incoming = [Int](repeating: 0, count: nodes.count)
+        var dynamic = false
+        for node in nodes {
+            for keyword in node.keywords {
+                keyword.forEachChild { incoming[$0] += 1 }
+                if case .dynamicRef(_, let anchor) = keyword, anchor != nil { dynamic = true }
+            }
+        }
+        usesDynamicScope = dynamic
         keywords = []
         spans = []
         spans.reserveCapacity(nodes.count)
-        for node in nodes {
+        for (number, node) in nodes.enumerated() {
             let start = Int32(keywords.count)
             keywords.append(contentsOf: node.keywords)
             spans.append(
                 Span(start: start, end: Int32(keywords.count), resource: Int32(node.resource),
-                     collectsAnnotations: node.collectsAnnotations))
+                     collectsAnnotations: node.collectsAnnotations,
+                     memoize: incoming[number] > 1 && !node.keywords.isEmpty))
         }
     }
 }
@@ -104,7 +129,7 @@ indirect enum SchemaKeyword: Sendable {
     case minimum(Value, exclusive: Bool)
     case maximum(Value, exclusive: Bool)
     /// draft-07 / draft-04 style boolean exclusive flags are not needed: draft-07 uses numeric forms.
-    case multipleOf(Value, SchemaNumber)
+    case multipleOf(Value, SchemaDivisor)
     case minLength(Int)
     case maxLength(Int)
     case pattern(PatternChild)
@@ -138,4 +163,33 @@ indirect enum SchemaKeyword: Sendable {
     case contains(Int, min: Int, max: Int?)
     case unevaluatedProperties(Int, alwaysFalse: Bool)
     case unevaluatedItems(Int, alwaysFalse: Bool)
+}
+
+extension SchemaKeyword {
+    /// Calls `body` with every node this keyword applies (its edges in the evaluation graph).
+    func forEachChild(_ body: (Int) -> Void) {
+        switch self {
+        case .ref(let target, _), .dynamicRef(let target, _), .not(let target), .propertyNames(let target):
+            body(target)
+        case .allOf(let list), .anyOf(let list), .oneOf(let list), .prefixItems(let list, _):
+            list.forEach(body)
+        case .ifThenElse(let condition, let then, let otherwise):
+            body(condition)
+            if let then { body(then) }
+            if let otherwise { body(otherwise) }
+        case .dependentSchemas(let list, _):
+            for (_, target) in list { body(target) }
+        case .properties(_, _, let targets):
+            targets.forEach(body)
+        case .patternProperties(let patterns):
+            for pattern in patterns { body(pattern.node) }
+        case .additionalProperties(let target, _, _, _), .items(let target, _, _, _), .contains(let target, _, _),
+            .unevaluatedProperties(let target, _), .unevaluatedItems(let target, _):
+            body(target)
+        case .never, .type, .const, .enumeration, .minimum, .maximum, .multipleOf, .minLength, .maxLength, .pattern,
+            .format, .minItems, .maxItems, .uniqueItems, .minProperties, .maxProperties, .required,
+            .dependentRequired:
+            break
+        }
+    }
 }

@@ -6,6 +6,10 @@ import HTTPTypes
 /// call with ``CourierError/Code/schemaViolation``, every violation attached and the first one in the
 /// message. Error statuses and business failures pass through unvalidated (they are errors already).
 ///
+/// A validation that reaches one of the limits of ``CompiledSchema/Options`` (a hostile answer built to
+/// make validation exponential, say) fails the call with ``CourierError/Code/validationLimitExceeded``
+/// instead, its detail naming the schema and the limit: the answer was neither accepted nor found invalid.
+///
 /// Register it on a module to validate all its endpoints that name a schema (or globally, or per endpoint).
 /// For XML answers it also hands the codec the schema's shape, so a single `<tag>` where the schema expects
 /// an array decodes as an array and `<age>42</age>` as a number.
@@ -20,7 +24,7 @@ import HTTPTypes
 public struct SchemaValidation: Interceptor {
     /// The schemas endpoints refer to (compiled once each and cached by the registry).
     public var registry: SchemaRegistry
-    /// Validation options (format assertion, violation limits).
+    /// Validation options (format assertion, violation limits, evaluation limits).
     public var options: CompiledSchema.Options
     /// A schema for endpoints that name none (nil: such endpoints are not validated).
     public var defaultSchema: String?
@@ -51,7 +55,7 @@ public struct SchemaValidation: Interceptor {
             try schema.check(value)
         } catch var error as CourierError {
             error.context.status = Int(response.head.status.code)
-            error.detail = "schema \(id)"
+            error.detail = error.detail.map { "schema \(id): \($0)" } ?? "schema \(id)"
             throw error
         }
         return response
