@@ -55,9 +55,12 @@ public struct ProtobufRawDecoder: Sendable {
             var out = ""
             do throws(WireError) {
                 // Validate first (protoc prints nothing for bytes it cannot parse).
+                // The validating parse remembers which payloads read as messages, so that rendering
+                // never guesses again (re-guessing at every level cost the square of the depth).
                 var budget = Budget(limits: limits, maxDepth: maxDepth)
+                budget.remembersMessages = true
                 _ = try Self.parseMessage(bytes, 0..<bytes.count, depth: 1, budget: &budget)
-                try Self.render(bytes, 0..<bytes.count, indent: 0, depth: 1, limits: limits, maxDepth: maxDepth, into: &out)
+                try Self.render(bytes, 0..<bytes.count, indent: 0, messages: budget.messages, into: &out)
             } catch {
                 throw Self.courierError(error)
             }
@@ -86,6 +89,10 @@ public struct ProtobufRawDecoder: Sendable {
         let limits: DecodingLimits
         let maxDepth: Int
         var total = 0
+        /// Whether ``messages`` is filled (for ``ProtobufRawDecoder/text(_:)``).
+        var remembersMessages = false
+        /// Where the payloads that were read as nested messages start.
+        var messages = Set<Int>()
 
         init(limits: DecodingLimits, maxDepth: Int) {
             self.limits = limits
@@ -207,7 +214,9 @@ public struct ProtobufRawDecoder: Sendable {
         let before = budget.total
         if !payload.isEmpty, depth < budget.maxDepth {
             do throws(WireError) {
-                return try parseMessage(bytes, payload, depth: depth + 1, budget: &budget)
+                let nested = try parseMessage(bytes, payload, depth: depth + 1, budget: &budget)
+                if budget.remembersMessages { budget.messages.insert(payload.lowerBound) }
+                return nested
             } catch where error.code != .malformedInput {
                 throw error
             } catch {
@@ -222,9 +231,10 @@ public struct ProtobufRawDecoder: Sendable {
 
     // MARK: text
 
+    /// Renders a message that ``parseMessage(_:_:depth:budget:endGroup:consumed:)`` validated; `messages`
+    /// holds where the payloads it read as nested messages start. Linear in the bytes.
     private static func render(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, indent: Int, depth: Int, limits: DecodingLimits,
-        maxDepth: Int,
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, indent: Int, messages: Set<Int>,
         into out: inout String, endGroup: UInt32? = nil, consumed: UnsafeMutablePointer<Int>? = nil
     ) throws(WireError) {
         var reader = WireReader(bytes, range: range)
@@ -240,14 +250,9 @@ public struct ProtobufRawDecoder: Sendable {
                 out += "\(pad)\(number): 0x\(hex(UInt64(try reader.readFixed32()), digits: 8))\n"
             case .lengthDelimited:
                 let payload = try reader.readLengthDelimited()
-                var budget = Budget(limits: limits, maxDepth: maxDepth)
-                if !payload.isEmpty, depth < maxDepth,
-                    (try? parseMessage(bytes, payload, depth: depth + 1, budget: &budget)) != nil
-                {
+                if !payload.isEmpty, messages.contains(payload.lowerBound) {
                     out += "\(pad)\(number) {\n"
-                    try render(
-                        bytes, payload, indent: indent + 2, depth: depth + 1, limits: limits, maxDepth: maxDepth,
-                        into: &out)
+                    try render(bytes, payload, indent: indent + 2, messages: messages, into: &out)
                     out += "\(pad)}\n"
                 } else {
                     out += "\(pad)\(number): \"\(escape(bytes[payload]))\"\n"
@@ -256,8 +261,8 @@ public struct ProtobufRawDecoder: Sendable {
                 out += "\(pad)\(number) {\n"
                 var used = 0
                 try render(
-                    bytes, reader.offset..<reader.end, indent: indent + 2, depth: depth + 1, limits: limits,
-                    maxDepth: maxDepth, into: &out, endGroup: number, consumed: &used)
+                    bytes, reader.offset..<reader.end, indent: indent + 2, messages: messages, into: &out,
+                    endGroup: number, consumed: &used)
                 reader.offset = used
                 out += "\(pad)}\n"
             case .endGroup:
