@@ -185,6 +185,31 @@ import Glibc
         #expect(error.context.offset == 2)
     }
 
+    /// `text` in UTF-16, little-endian, after a byte order mark.
+    static func utf16LE(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = [0xFF, 0xFE]
+        bytes.reserveCapacity(2 + 2 * text.utf16.count)
+        for unit in text.utf16 { bytes += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        return bytes
+    }
+
+    @Test func wideEncodingsAreCountedInTheirCharacters() throws {
+        // In UTF-16LE, the name character U+0122 is the bytes 22 01: a stray `"` to a byte scanner, which
+        // would then see every later `=` as quoted. The scan reads the characters instead.
+        var xml = "<r \u{0122}=\"v\""
+        for i in 0..<5_000 { xml += " a\(i)=\"\(i)\"" }
+        xml += "/>"
+        let (error, _) = try Self.decodeTimed(Self.utf16LE(xml))
+        #expect(error.code == .sizeLimitExceeded)
+        #expect(error.message.contains("maximumAttributesPerElement"))
+        // Found by the scan before libxml2 (not by the callback, after libxml2's quadratic check).
+        #expect(error.message.contains("the start tag <r>"))
+        #expect(error.context.line == 1)
+        // Within the limits a UTF-16 document decodes.
+        let small = try XMLCodec().decode(Data(Self.utf16LE("<r a=\"\u{2200}\">x</r>")), hints: CodingHints())
+        #expect(small == ["@a": "\u{2200}", "#text": "x"])
+    }
+
     @Test func aMillionAttributesAreRefusedToo() throws {
         let (error, _) = try Self.decodeTimed(Self.attributes(1_000_000))
         #expect(error.code == .sizeLimitExceeded)

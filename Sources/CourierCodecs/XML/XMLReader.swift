@@ -37,7 +37,9 @@ enum XMLReader {
             // libxml2 checks each attribute of a start tag against all earlier ones (quadratic in their
             // number) before any callback runs, and scans every namespace in scope per prefix: count
             // them first, in one linear pass.
-            if let crowded = XMLStartTagScanner.firstCrowdedTag(raw.bindMemory(to: UInt8.self), limits: limits) {
+            if let crowded = XMLStartTagScanner.firstCrowdedTagInAnyEncoding(
+                raw.bindMemory(to: UInt8.self), limits: limits)
+            {
                 throw DecodingLimits.sizeFailure(
                     crowded.limit, crowded.value,
                     what: crowded.limit == "maximumAttributesPerElement"

@@ -28,8 +28,60 @@ enum XMLStartTagScanner {
         var line: Int
         /// The 1-based column (in bytes) of its `<`.
         var column: Int
-        /// The byte offset of its `<`.
-        var offset: Int
+        /// The byte offset of its `<` (`nil` when the document was scanned as a UTF-8 copy).
+        var offset: Int?
+    }
+
+    /// The first crowded start tag of a document in any encoding libxml2 detects: UTF-16 and UTF-32 (whose
+    /// code units can hold the bytes of `<`, `"`, `=` and `>`) are scanned as UTF-8 copies, with the
+    /// positions of the copy (no byte offset); ASCII-compatible encodings are scanned as they are.
+    static func firstCrowdedTagInAnyEncoding(_ bytes: UnsafeBufferPointer<UInt8>, limits: DecodingLimits) -> Crowded? {
+        guard let utf8 = asUTF8IfWide(bytes) else { return firstCrowdedTag(bytes, limits: limits) }
+        return utf8.withUnsafeBufferPointer { copy in
+            guard var crowded = firstCrowdedTag(copy, limits: limits) else { return nil }
+            crowded.offset = nil
+            return crowded
+        }
+    }
+
+    /// The document re-encoded as UTF-8 when its first bytes say UTF-16 or UTF-32 (a byte order mark, or
+    /// `<` as a wide code unit, as XML 1.0 appendix F detects them); `nil` for every other encoding.
+    /// Ill-formed code units become U+FFFD (libxml2 reports them itself).
+    static func asUTF8IfWide(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard bytes.count >= 4 else { return nil }
+        let b = (bytes[0], bytes[1], bytes[2], bytes[3])
+        enum Wide { case utf16(bigEndian: Bool), utf32(bigEndian: Bool) }
+        let wide: Wide
+        switch b {
+        case (0x00, 0x00, 0xFE, 0xFF), (0x00, 0x00, 0x00, 0x3C): wide = .utf32(bigEndian: true)
+        case (0xFF, 0xFE, 0x00, 0x00), (0x3C, 0x00, 0x00, 0x00): wide = .utf32(bigEndian: false)
+        case (0xFE, 0xFF, _, _), (0x00, 0x3C, _, _): wide = .utf16(bigEndian: true)
+        case (0xFF, 0xFE, _, _), (0x3C, 0x00, _, _): wide = .utf16(bigEndian: false)
+        default: return nil
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        switch wide {
+        case .utf16(let bigEndian):
+            let units = (0..<(bytes.count / 2)).lazy.map { i -> UInt16 in
+                let high = UInt16(bytes[2 * i + (bigEndian ? 0 : 1)])
+                let low = UInt16(bytes[2 * i + (bigEndian ? 1 : 0)])
+                return high << 8 | low
+            }
+            _ = transcode(units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: false) {
+                out.append($0)
+            }
+        case .utf32(let bigEndian):
+            let units = (0..<(bytes.count / 4)).lazy.map { i -> UInt32 in
+                var v: UInt32 = 0
+                for k in 0..<4 { v = v << 8 | UInt32(bytes[4 * i + (bigEndian ? k : 3 - k)]) }
+                return v
+            }
+            _ = transcode(units.makeIterator(), from: UTF32.self, to: UTF8.self, stoppingOnError: false) {
+                out.append($0)
+            }
+        }
+        return out
     }
 
     /// The first start tag with more than `limits.maximumAttributesPerElement` attributes, or that makes
