@@ -83,10 +83,12 @@ public struct CompiledSchema: Sendable {
         /// one). Default 20,000; the evaluator also stops before the thread's stack runs out, whatever this
         /// says.
         public var maximumDepth = 20_000
-        /// The most significant digits `multipleOf` divides with when its divisor, without its factors 2
-        /// and 5, has more than 18 digits (the instance's and the divisor's); such a division costs their
-        /// product. Default 1,000. Smaller divisors (`0.01`, `1e-300`, `7`, `2^200`) divide instances of any
-        /// length and any exponent (`1e100000`) exactly in one pass over the instance's digits.
+        /// The most significant digits of a `multipleOf` divisor, and of an instance when the divisor
+        /// without its factors 2 and 5 has more than 18 digits (a long division, costing the product of the
+        /// two). Default 1,000. Other instances (any length, any exponent, such as `1e100000`) are divided
+        /// exactly in one pass over their digits; a divisor's exponent (`1e-300`, `1e300`) costs nothing.
+        /// Beyond the limit, a `multipleOf` that needs the division gives up; one decided without it (an
+        /// instance of zero, or with a smaller exponent than the divisor's) still answers.
         public var maximumNumberDigits = 1_000
 
         /// The defaults.
@@ -126,7 +128,7 @@ public struct CompiledSchema: Sendable {
     }
 
     /// Validates `value` and says how the validation ended; the one API that needs no convention to tell
-    /// "invalid" from "gave up" (see <doc:CompiledSchema#Bounded-validation>).
+    /// "invalid" from "gave up" (see "Bounded validation" in ``CompiledSchema``).
     public func validationOutcome(_ value: Value) -> Outcome {
         let (violations, exceeded) = run(value)
         if let exceeded {

@@ -337,7 +337,7 @@ struct SchemaEvaluator {
         do {
             return try matcher.test(text)
         } catch {
-            giveUp("the pattern \(source) needed more matching work than its budget allows (\(error.reason))")
+            giveUp("the pattern \(source) ran out of its matching budget: \(error.reason)")
             return nil
         }
     }
@@ -424,10 +424,11 @@ struct SchemaEvaluator {
             if case .int(let i) = instance, case .int(let d) = divisor {
                 ok = i % d == 0
             } else if let value = SchemaNumber(instance) {
-                if exact.parts?.smallCoprime == nil {
-                    // Long division: charge its digit work (digits × divisor digits) to the step budget.
-                    let work = value.digits.count * exact.number.digits.count / 256
-                    guard spend(work) else { return false }
+                if let parts = exact.parts, parts.smallCoprime == nil || parts.twos > 60 || parts.fives > 25 {
+                    // Long division and large powers of 2 and 5: charge their digit work to the step budget.
+                    let division = parts.smallCoprime == nil ? value.digits.count * exact.number.digits.count : 0
+                    let powers = parts.twos * parts.twos + parts.fives * parts.fives
+                    guard spend((division + powers) / 256) else { return false }
                 }
                 guard let answer = value.isMultiple(of: exact, maximumDigits: limits.maximumNumberDigits) else {
                     giveUp("multipleOf \(render(divisor)) needs exact division by more than "
