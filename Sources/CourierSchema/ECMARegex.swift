@@ -9,51 +9,64 @@ struct RegexBudgetExceeded: Error, Sendable {
     var reason: String
 }
 
-/// An ECMA-262 regular expression (JSON Schema's `pattern` dialect) ready to search strings.
+/// An ECMA-262 regular expression (JSON Schema's `pattern`, `patternProperties` and `format: regex`)
+/// ready to search strings, on Courier's own engine (no `Regex`, no `NSRegularExpression`).
 ///
-/// The pattern is translated to Swift `Regex` syntax with ECMAScript meanings (`\d` and `\w` ASCII-only,
-/// `\s` the ECMAScript white space set, `.` excluding line terminators, `$` only at the very end) and
-/// matched over Unicode scalars. Patterns made only of literals, classes and quantifiers (most schema
-/// patterns, such as `^[0-9]{5}$`) run on a small built-in backtracking matcher instead, which is much
-/// faster than `Regex` for such short inputs; both give the same answers.
-struct PatternMatcher: @unchecked Sendable {
-    // `Regex<AnyRegexOutput>` is not declared Sendable (its output type is not), but the value is
-    // immutable and its lazily lowered program is published atomically by the standard library, so
-    // sharing this wrapper between tasks is safe; `compiledSchemaIsUsableFromManyTasks` exercises it.
-    private let regex: Regex<AnyRegexOutput>?
-    private let simple: SimplePattern?
+/// The pattern is parsed with an explicit stack (any nesting depth) into a Thompson-NFA program
+/// (``RegexCompiler``) with ECMAScript meanings: matching over Unicode scalars, `\d` and `\w` ASCII-only,
+/// `\s` the ECMAScript white space set, `.` excluding line terminators, `^` and `$` not multiline.
+///
+/// - Patterns without backreferences or lookaround (nearly all schema patterns) run on a Pike VM
+///   (``RegexPikeVM``) in O(text length × program size): `^(a+)+$`, `(a|aa)*b` or `\s*\s*$` cannot
+///   backtrack because nothing does.
+/// - Patterns with backreferences (`\1`, `\k<name>`) or lookaround run on a backtracking matcher
+///   (``RegexBacktracker``) limited to ``defaultStepBudget`` steps per test unless told otherwise.
+///
+/// A program holds at most ``RegexCompiler/maxInstructions`` instructions once counted repetitions expand;
+/// a larger pattern is rejected with a ``RegexSyntaxError`` ("pattern is too large").
+struct PatternMatcher: Sendable {
+    /// The steps a backtracking test may take by default (one step per instruction executed): a million,
+    /// a few milliseconds of work.
+    static let defaultStepBudget = 1_000_000
 
-    init(ecmaScript source: String) throws(RegexSyntaxError) {
-        var translator = ECMATranslator(source)
-        let translated = try translator.translate()
-        simple = translator.simple
-        if simple != nil {
-            regex = nil
-            return
-        }
-        do {
-            let compiled = try Regex(translated)
-            regex = compiled.matchingSemantics(.unicodeScalar).wordBoundaryKind(.simple).asciiOnlyWordCharacters()
-        } catch {
-            throw RegexSyntaxError(reason: "\(error)")
-        }
+    private let program: RegexProgram
+    /// The steps one test may take when the pattern needs backtracking.
+    let stepBudget: Int
+
+    /// Compiles an ECMA-262 pattern; throws why it is invalid (or too large).
+    init(ecmaScript source: String, stepBudget: Int = PatternMatcher.defaultStepBudget) throws(RegexSyntaxError) {
+        program = try RegexCompiler.compile(source)
+        self.stepBudget = stepBudget
     }
+
+    /// Whether the pattern needs the backtracking matcher (and so can exhaust its budget).
+    var usesBacktracking: Bool { program.needsBacktracking }
 
     /// Whether the pattern matches anywhere in `text` (ECMAScript `RegExp.prototype.test`); throws when
-    /// the pattern's matching budget runs out before an answer.
+    /// the pattern's matching budget runs out before an answer (only patterns with backreferences or
+    /// lookaround have a budget).
     func test(_ text: String) throws(RegexBudgetExceeded) -> Bool {
-        matches(text)
+        var text = text
+        let result = text.withUTF8 { bytes -> Result<Bool, RegexBudgetExceeded> in
+            if !program.needsBacktracking { return .success(RegexPikeVM.search(program, in: bytes)) }
+            var matcher = RegexBacktracker(program, text: bytes, budget: stepBudget)
+            do throws(RegexBudgetExceeded) {
+                return .success(try matcher.search())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
-    /// Whether the pattern matches anywhere in `text` (ECMAScript `RegExp.prototype.test`).
+    /// Whether the pattern matches anywhere in `text` (ECMAScript `RegExp.prototype.test`); false when
+    /// the budget runs out (use ``test(_:)`` to tell that apart).
     func matches(_ text: String) -> Bool {
-        if let simple { return simple.search(text) }
-        guard let regex else { return false }
-        return (try? regex.firstMatch(in: text)) != nil
+        (try? test(text)) ?? false
     }
 }
 
-/// A character set of a simple pattern: scalar ranges, possibly negated.
+/// A character set of a ``SimplePattern``: scalar ranges, possibly negated.
 struct ScalarSet: Sendable {
     var ranges: [ClosedRange<UInt32>] = []
     var negated = false
@@ -68,7 +81,10 @@ struct ScalarSet: Sendable {
     }
 }
 
-/// A pattern of literals, sets and quantifiers only, optionally anchored: matched by backtracking.
+/// A pattern of literals, sets and quantifiers only, optionally anchored, matched by backtracking.
+///
+/// No longer used to match schemas (``PatternMatcher`` runs ``RegexPikeVM``); kept with
+/// ``ECMATranslator`` as an independent reference that tests compare against Swift `Regex`.
 struct SimplePattern: Sendable {
     struct Piece: Sendable {
         var set: ScalarSet
@@ -124,6 +140,9 @@ struct SimplePattern: Sendable {
 
 /// Translates ECMA-262 pattern syntax (with the `u` flag's strictness) to Swift `Regex` syntax, and
 /// builds a ``SimplePattern`` when the pattern is simple enough.
+///
+/// Not used by ``PatternMatcher`` (whose engine is ``RegexCompiler`` and ``RegexPikeVM``): kept only as a
+/// test oracle, so tests can compare answers with Swift `Regex`.
 struct ECMATranslator {
     private let source: [Unicode.Scalar]
     private var i = 0
