@@ -2,14 +2,18 @@
 /// pass, with an explicit stack of open groups: no recursion, so no nesting depth can overflow the
 /// stack.
 ///
-/// Code is emitted with relative jumps, so the fragment of an atom can be copied (counted repetition
-/// `{n,m}` expands to copies), wrapped (a split inserted before it) or moved (the terms of a lookbehind
-/// are laid out right to left) without relocation; ``finish()`` makes the jumps absolute.
+/// Code is only ever appended, so compiling takes time linear in the pattern and its expansion: every
+/// quantifiable atom is preceded by placeholders that a quantifier fills (its split, and when
+/// backtracking its mark and capture reset), every alternative by one for its split, and a lookbehind's
+/// terms, which must run right to left, are chained by jumps rather than moved. Jumps are relative while
+/// compiling, so a fragment can be copied for counted repetition (`{n,m}`); ``finish()`` drops the
+/// placeholders and makes the jumps absolute.
 ///
 /// Limits: a program may hold at most ``maxInstructions`` instructions (counted repetition such as
 /// `(a{1000}){1000}` expands, and is rejected past that with "pattern is too large"), and lookarounds
 /// may nest at most ``maxLookaroundDepth`` deep (the backtracking matcher recurses into them). Group
-/// nesting itself is not limited.
+/// nesting itself is not limited (node, for one, rejects 100,000 nested groups; this engine accepts
+/// them while they fit in ``maxInstructions``).
 struct RegexCompiler {
     /// The most instructions a compiled pattern may have.
     static let maxInstructions = 50_000
@@ -27,6 +31,8 @@ struct RegexCompiler {
     private let source: [Unicode.Scalar]
     private var i = 0
     private var code: [RegexInstruction] = []
+    /// How many placeholders `code` holds.
+    private var placeholders = 0
     private var classes: [RegexCharClass] = []
     /// Whether the program is for the backtracking matcher (records captures, checks empty iterations).
     private var backtracking = false
@@ -46,18 +52,23 @@ struct RegexCompiler {
         }
 
         var kind: Kind
-        /// Where the group's code begins (the start of its fragment when quantified).
+        /// Where the group's code begins (its placeholders: the start of its fragment when quantified).
         var start: Int
-        /// Where the current alternative's code begins.
-        var alternativeStart: Int
-        /// Jumps to the group's end, from the alternatives before the current one.
-        var pendingJumps: [Int] = []
         /// Whether the group matches right to left (inside a lookbehind).
         var backward: Bool
-        /// Where each term of the current alternative begins (right-to-left groups only).
-        var termStarts: [Int] = []
         /// How many groups were opened before this one (its own number is the next).
         var groupsBefore: Int
+        /// Jumps to the group's end, from the alternatives before the current one.
+        var pendingJumps: [Int] = []
+        /// The placeholder for the split from the current alternative to the next.
+        var choiceSlot = 0
+        /// Right to left: the placeholder for the jump from the current alternative's start to its last
+        /// term.
+        var entrySlot = 0
+        /// Right to left: the current alternative's finished terms, with the placeholder after each.
+        var terms: [(start: Int, trailer: Int)] = []
+        /// Right to left: where the term being parsed begins.
+        var openTerm: Int?
     }
 
     private init(_ pattern: String) {
@@ -114,7 +125,8 @@ struct RegexCompiler {
     // MARK: - Parsing
 
     private mutating func parse() throws(RegexSyntaxError) {
-        var frames = [Frame(kind: .root, start: 0, alternativeStart: 0, backward: false, groupsBefore: 0)]
+        var frames = [Frame(kind: .root, start: 0, backward: false, groupsBefore: 0)]
+        beginAlternative(&frames[0])
         while !atEnd {
             let c = source[i]
             switch c {
@@ -126,12 +138,10 @@ struct RegexCompiler {
                 guard frames.count > 1 else { throw RegexSyntaxError(reason: "unbalanced parenthesis") }
                 i += 1
                 var frame = frames.removeLast()
-                try closeGroup(&frame)
+                closeGroup(&frame)
                 if case .look = frame.kind {
                     lookDepth -= 1
-                    if let next = peek(), next == "*" || next == "+" || next == "?" || (next == "{" && isQuantifierBrace()) {
-                        throw RegexSyntaxError(reason: "nothing to repeat")
-                    }
+                    try noQuantifier()
                 } else {
                     try quantifier(start: frame.start, groupsBefore: frame.groupsBefore)
                 }
@@ -158,23 +168,27 @@ struct RegexCompiler {
                 let backward = frames[frames.count - 1].backward
                 switch c {
                 case "[":
+                    reserveSlots()
                     emitClass(try characterClass(), backward: backward)
                 case ".":
+                    reserveSlots()
                     emitClass(RegexCharClass(ranges: RegexCharClass.lineTerminators, negated: true), backward: backward)
                 case "\\":
+                    if peek() != "b" && peek() != "B" { reserveSlots() }
                     guard try atomEscape(backward: backward) else {
                         try noQuantifier()
                         continue
                     }
                 default:
+                    reserveSlots()
                     emit(RegexInstruction(backward ? .charBack : .char, Int(c.value)))
                 }
                 try quantifier(start: start, groupsBefore: groupsOpened)
             }
-            guard code.count <= Self.maxInstructions else { throw Self.tooLarge }
+            guard size <= Self.maxInstructions else { throw Self.tooLarge }
         }
         guard frames.count == 1 else { throw RegexSyntaxError(reason: "missing )") }
-        try closeGroup(&frames[0])
+        closeGroup(&frames[0])
         emit(RegexInstruction(.match))
     }
 
@@ -182,33 +196,82 @@ struct RegexCompiler {
         RegexSyntaxError(reason: "pattern is too large (more than \(maxInstructions) instructions once repetitions expand)")
     }
 
-    /// Makes jumps absolute and packages the program.
+    /// A placeholder: a jump to the next instruction, which ``compacted(_:)`` removes.
+    private static let placeholder = RegexInstruction(.jump, 1)
+
+    /// How many placeholders precede every quantifiable atom: room for the split (and, when
+    /// backtracking, the mark and the capture reset) that a quantifier puts before it, so that no
+    /// quantifier ever has to insert code (which would cost time in proportion to the atom, and so
+    /// quadratic time for deeply nested quantifiers).
+    private var slotCount: Int { backtracking ? 3 : 1 }
+
+    private mutating func reserveSlots() {
+        for _ in 0..<slotCount { emit(Self.placeholder) }
+    }
+
+    /// Makes jumps absolute, removes placeholders, and packages the program.
     private func finish() -> RegexProgram {
         var program = RegexProgram()
-        program.instructions = code
-        for pc in program.instructions.indices {
-            switch code[pc].op {
-            case .jump, .look:
-                program.instructions[pc].a += pc
-            case .split:
-                program.instructions[pc].a += pc
-                program.instructions[pc].b += pc
-            default:
-                break
-            }
-        }
+        program.instructions = Self.compacted(code, absolute: true)
         program.classes = classes
         program.needsBacktracking = backtracking
         program.groupCount = groupNames.count
         program.registerCount = registers
         program.anchoredStart = source.first == "^" && rootAlternatives == 1
-        program.isStraightLine = !backtracking && !code.contains { $0.op == .split || $0.op == .jump }
+        program.isStraightLine = !backtracking && !program.instructions.contains { $0.op == .split || $0.op == .jump }
         return program
     }
 
+    /// `fragment` without its placeholders, jumps retargeted (and made absolute when `absolute`).
+    /// Every jump of a fragment lands inside it or just past its end.
+    private static func compacted(_ fragment: [RegexInstruction], absolute: Bool) -> [RegexInstruction] {
+        var newIndex = [Int](repeating: 0, count: fragment.count + 1)
+        var kept = 0
+        for pc in fragment.indices {
+            newIndex[pc] = kept
+            if !isPlaceholder(fragment[pc]) { kept += 1 }
+        }
+        newIndex[fragment.count] = kept
+        var result: [RegexInstruction] = []
+        result.reserveCapacity(kept)
+        for pc in fragment.indices {
+            var instruction = fragment[pc]
+            if isPlaceholder(instruction) { continue }
+            let here = result.count
+            switch instruction.op {
+            case .jump, .look:
+                instruction.a = newIndex[pc + instruction.a] - (absolute ? 0 : here)
+            case .split:
+                instruction.a = newIndex[pc + instruction.a] - (absolute ? 0 : here)
+                instruction.b = newIndex[pc + instruction.b] - (absolute ? 0 : here)
+            default:
+                break
+            }
+            result.append(instruction)
+        }
+        return result
+    }
+
     private mutating func emit(_ instruction: RegexInstruction) {
+        if Self.isPlaceholder(instruction) { placeholders += 1 }
         code.append(instruction)
     }
+
+    /// Replaces the instruction at `index` (usually a placeholder).
+    private mutating func fill(_ index: Int, with instruction: RegexInstruction) {
+        if Self.isPlaceholder(code[index]) { placeholders -= 1 }
+        if Self.isPlaceholder(instruction) { placeholders += 1 }
+        code[index] = instruction
+    }
+
+    /// Whether `instruction` does nothing (a jump to the next instruction).
+    private static func isPlaceholder(_ instruction: RegexInstruction) -> Bool {
+        instruction.op == .jump && instruction.a == 1
+    }
+
+    /// The number of instructions the program would have without its placeholders: what
+    /// ``maxInstructions`` limits.
+    private var size: Int { code.count - placeholders }
 
     private mutating func emitClass(_ set: RegexCharClass, backward: Bool) {
         if let scalar = set.singleScalar {
@@ -219,9 +282,44 @@ struct RegexCompiler {
         emit(RegexInstruction(backward ? .setBack : .set, classes.count - 1))
     }
 
-    /// Notes where a term begins, so a right-to-left alternative can lay its terms out in reverse.
-    private func beginTerm(_ frame: inout Frame) {
-        if frame.backward { frame.termStarts.append(code.count) }
+    /// Starts an alternative: a placeholder for the split to the next alternative and, right to left, one
+    /// for the jump to the last term.
+    private mutating func beginAlternative(_ frame: inout Frame) {
+        frame.choiceSlot = code.count
+        emit(Self.placeholder)
+        if frame.backward {
+            frame.entrySlot = code.count
+            emit(Self.placeholder)
+        }
+    }
+
+    /// Notes that a term begins. Right to left, the previous term gets a placeholder after it, which
+    /// ``wireTerms(_:)`` turns into a jump to the term before it.
+    private mutating func beginTerm(_ frame: inout Frame) {
+        guard frame.backward else { return }
+        closeTerm(&frame)
+        frame.openTerm = code.count
+    }
+
+    private mutating func closeTerm(_ frame: inout Frame) {
+        guard let start = frame.openTerm else { return }
+        frame.terms.append((start: start, trailer: code.count))
+        emit(Self.placeholder)
+        frame.openTerm = nil
+    }
+
+    /// Right to left, runs the alternative's terms last to first: the entry jumps to the last term,
+    /// each term's trailer to the term before it, the first term's trailer to the alternative's end.
+    private mutating func wireTerms(_ frame: inout Frame) {
+        guard frame.backward else { return }
+        closeTerm(&frame)
+        defer { frame.terms.removeAll() }
+        guard let last = frame.terms.last else { return }
+        fill(frame.entrySlot, with: RegexInstruction(.jump, last.start - frame.entrySlot))
+        for k in frame.terms.indices {
+            let target = k == 0 ? code.count : frame.terms[k - 1].start
+            fill(frame.terms[k].trailer, with: RegexInstruction(.jump, target - frame.terms[k].trailer))
+        }
     }
 
     private mutating func openGroup(_ frames: inout [Frame]) throws(RegexSyntaxError) {
@@ -257,12 +355,15 @@ struct RegexCompiler {
         } else {
             kind = .group(capture: groupsOpened + 1)
         }
+        if case .group = kind { reserveSlots() }
         let before = groupsOpened
         if case .group(let capture?) = kind {
             groupsOpened = capture
             if backtracking { emit(RegexInstruction(.save, 2 * capture + (backward ? 1 : 0))) }
         }
-        frames.append(Frame(kind: kind, start: start, alternativeStart: code.count, backward: backward, groupsBefore: before))
+        var frame = Frame(kind: kind, start: start, backward: backward, groupsBefore: before)
+        beginAlternative(&frame)
+        frames.append(frame)
     }
 
     /// Reads a group name up to and including `>` (an ECMAScript identifier).
@@ -280,35 +381,21 @@ struct RegexCompiler {
         i += 1
     }
 
-    /// Ends the current alternative at `|`: lays out a right-to-left alternative, inserts the split that
-    /// chooses it, and leaves a jump to the group's end to patch.
+    /// Ends the current alternative at `|`: fills its split placeholder, and leaves a jump to the group's
+    /// end to patch.
     private mutating func endAlternative(_ frame: inout Frame) throws(RegexSyntaxError) {
-        reverseTerms(&frame)
-        let length = code.count - frame.alternativeStart
-        code.insert(RegexInstruction(.split, 1, length + 2), at: frame.alternativeStart)
+        wireTerms(&frame)
         frame.pendingJumps.append(code.count)
         emit(RegexInstruction(.jump))
-        frame.alternativeStart = code.count
-        guard code.count <= Self.maxInstructions else { throw Self.tooLarge }
-    }
-
-    private mutating func reverseTerms(_ frame: inout Frame) {
-        defer { frame.termStarts.removeAll() }
-        guard frame.backward, frame.termStarts.count > 1 else { return }
-        var rebuilt: [RegexInstruction] = []
-        rebuilt.reserveCapacity(code.count - frame.alternativeStart)
-        var end = code.count
-        for start in frame.termStarts.reversed() {
-            rebuilt.append(contentsOf: code[start..<end])
-            end = start
-        }
-        code.replaceSubrange(frame.termStarts[0]..<code.count, with: rebuilt)
+        fill(frame.choiceSlot, with: RegexInstruction(.split, 1, code.count - frame.choiceSlot))
+        beginAlternative(&frame)
+        guard size <= Self.maxInstructions else { throw Self.tooLarge }
     }
 
     /// Ends a group (or the pattern) at `)`: patches its alternatives' jumps and closes its capture or
     /// lookaround.
-    private mutating func closeGroup(_ frame: inout Frame) throws(RegexSyntaxError) {
-        reverseTerms(&frame)
+    private mutating func closeGroup(_ frame: inout Frame) {
+        wireTerms(&frame)
         for jump in frame.pendingJumps { code[jump].a = code.count - jump }
         switch frame.kind {
         case .root:
@@ -353,7 +440,8 @@ struct RegexCompiler {
         return n
     }
 
-    /// Reads an optional quantifier after the atom whose code starts at `start`, and expands it.
+    /// Reads an optional quantifier after the atom whose code (placeholders first) starts at `start`, and
+    /// expands it.
     private mutating func quantifier(start: Int, groupsBefore: Int) throws(RegexSyntaxError) {
         var minimum = 1
         var maximum = 1
@@ -390,54 +478,68 @@ struct RegexCompiler {
         try repeatFragment(start: start, minimum: minimum, maximum: maximum, greedy: greedy, groupsBefore: groupsBefore)
     }
 
-    /// Replaces the fragment at `start...` with its repetition.
+    /// Makes the atom at `start...` (its placeholders, then its code F) repeat.
     ///
-    /// Forward matching (Pike VM): `F{n,}` is n-1 copies then `L: F; split(L, next)`; `F{n,m}` is n
-    /// copies then m-n nested optional copies `split(+1, end) F`. Backtracking adds, to each iteration,
-    /// a reset of the captures inside F and (for iterations past the minimum) a check that the iteration
-    /// consumed something, as ECMA-262's RepeatMatcher requires.
+    /// `F?`, `F*` and (forward matching) `F+` fill the placeholders and append at most two instructions:
+    /// `split(+1, end) F`, `L: split(+1, end) F jump L`, `L: F split(L, +1)`. Other counts copy F:
+    /// n copies, then `L: split(+1, end) F jump L` or m-n nested optional copies `split(+1, end) F`.
+    /// Backtracking adds, to each iteration, a reset of the captures inside F and (for iterations past
+    /// the minimum) a check that the iteration consumed something, as ECMA-262's RepeatMatcher requires.
     private mutating func repeatFragment(
         start: Int, minimum: Int, maximum: Int, greedy: Bool, groupsBefore: Int
     ) throws(RegexSyntaxError) {
         if minimum == 1 && maximum == 1 { return }
-        var fragment = Array(code[start...])
-        code.removeSubrange(start...)
-        if backtracking && groupsOpened > groupsBefore {
-            fragment.insert(RegexInstruction(.resetCaptures, groupsBefore + 1, groupsOpened), at: 0)
+        let resets = backtracking && groupsOpened > groupsBefore
+        let unbounded = maximum == Int.max
+        if minimum == 0 && (maximum == 1 || unbounded) {
+            let end = code.count + (backtracking ? 1 : 0) + (unbounded ? 1 : 0)
+            fill(start, with: choice(greedy, to: end - start))
+            if backtracking {
+                let register = registers
+                registers += 1
+                fill(start + 1, with: RegexInstruction(.markPosition, register))
+                if resets { fill(start + 2, with: RegexInstruction(.resetCaptures, groupsBefore + 1, groupsOpened)) }
+                emit(RegexInstruction(.checkProgress, register))
+            }
+            if unbounded { emit(RegexInstruction(.jump, start - code.count)) }
+            return
         }
+        if minimum == 1 && unbounded && !backtracking {
+            let back = start - code.count
+            emit(greedy ? RegexInstruction(.split, back, 1) : RegexInstruction(.split, 1, back))
+            return
+        }
+        var fragment = Self.compacted(Array(code[(start + slotCount)...]), absolute: false)
+        placeholders -= code[start...].count { Self.isPlaceholder($0) }
+        code.removeSubrange(start...)
+        if resets { fragment.insert(RegexInstruction(.resetCaptures, groupsBefore + 1, groupsOpened), at: 0) }
         let length = fragment.count
         let check = backtracking ? 2 : 0
-        let unbounded = maximum == Int.max
-        let compactLoop = unbounded && !backtracking && minimum > 0
-        let copies = compactLoop ? minimum - 1 : minimum
+        let copies = minimum
         let optional = unbounded ? 0 : maximum - minimum
-        let loopSize = unbounded ? (compactLoop ? length + 1 : length + check + 2) : 0
+        let loopSize = unbounded ? length + check + 2 : 0
         let (copySize, o1) = copies.multipliedReportingOverflow(by: length)
         let (optionalSize, o2) = optional.multipliedReportingOverflow(by: length + check + 1)
-        guard !o1, !o2, code.count + copySize + optionalSize + loopSize <= Self.maxInstructions else { throw Self.tooLarge }
+        guard !o1, !o2, size + copySize + optionalSize + loopSize <= Self.maxInstructions else { throw Self.tooLarge }
         code.reserveCapacity(code.count + copySize + optionalSize + loopSize)
         for _ in 0..<copies { code.append(contentsOf: fragment) }
         if unbounded {
-            if compactLoop {
-                let loop = code.count
-                code.append(contentsOf: fragment)
-                let back = loop - code.count
-                emit(greedy ? RegexInstruction(.split, back, 1) : RegexInstruction(.split, 1, back))
-            } else {
-                let loop = code.count
-                let exit = length + check + 2
-                emit(greedy ? RegexInstruction(.split, 1, exit) : RegexInstruction(.split, exit, 1))
-                appendIteration(fragment, checked: backtracking)
-                emit(RegexInstruction(.jump, loop - code.count))
-            }
+            let loop = code.count
+            emit(choice(greedy, to: length + check + 2))
+            appendIteration(fragment, checked: backtracking)
+            emit(RegexInstruction(.jump, loop - code.count))
         } else if optional > 0 {
             let end = code.count + optionalSize
             for _ in 0..<optional {
-                let here = code.count
-                emit(greedy ? RegexInstruction(.split, 1, end - here) : RegexInstruction(.split, end - here, 1))
+                emit(choice(greedy, to: end - code.count))
                 appendIteration(fragment, checked: backtracking)
             }
         }
+    }
+
+    /// A split that enters the next instruction or skips `offset` ahead, preferring to enter when greedy.
+    private func choice(_ greedy: Bool, to offset: Int) -> RegexInstruction {
+        greedy ? RegexInstruction(.split, 1, offset) : RegexInstruction(.split, offset, 1)
     }
 
     /// Appends one iteration of `fragment`, guarded against empty iterations when `checked`.

@@ -103,6 +103,29 @@ import Testing
         }
     }
 
+    /// Quantifiers and lookbehind terms never move code already emitted, so nesting thousands of them
+    /// compiles in linear time (moving it would be quadratic: billions of instruction copies here).
+    @Test func deeplyNestedQuantifiersCompileInLinearTime() throws {
+        let depth = 20_000
+        let close = String(repeating: ")", count: depth)
+        let stars = String(repeating: "(?:", count: depth) + "a" + String(repeating: ")*", count: depth)
+        #expect(try Self.matcher("^" + stars + "$").test("aaa"))
+        #expect(try !Self.matcher("^" + stars + "$").test("aab"))
+        let optionals = String(repeating: "(", count: depth) + "a" + String(repeating: ")?", count: depth) + "b"
+        #expect(try Self.matcher("^" + optionals).test("b"))
+        #expect(try Self.matcher("^" + optionals).test("ab"))
+        let pluses = String(repeating: "(?:", count: depth) + "a|b" + String(repeating: ")+", count: depth)
+        #expect(try Self.matcher("^" + pluses + "$").test("abba"))
+        let behindDepth = 10_000
+        let behind =
+            "b(?<=" + String(repeating: "(?:a", count: behindDepth) + String(repeating: ")", count: behindDepth) + "b)"
+        #expect(try Self.matcher(behind).test(String(repeating: "a", count: behindDepth) + "b"))
+        #expect(try !Self.matcher(behind).test(String(repeating: "a", count: behindDepth - 1) + "b"))
+        let doubling = String(repeating: "(?:", count: 20) + "a" + String(repeating: "){2}", count: 20)
+        #expect(throws: RegexSyntaxError.self) { try Self.matcher(doubling) }
+        #expect(try Self.matcher("^" + stars + close.prefix(0) + "$").test(""))
+    }
+
     @Test func lookaroundNestsUpToItsLimit() throws {
         let depth = RegexCompiler.maxLookaroundDepth
         let nested = String(repeating: "(?=", count: depth) + "a" + String(repeating: ")", count: depth)
