@@ -2,9 +2,14 @@
 SWIFT        ?= swift
 APT_PACKAGES := libxml2-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libsqlite3-dev pkg-config
 FUZZ_SECONDS ?= 30
+# The differential schema test's Python (python-jsonschema, hypothesis-jsonschema), in a venv under .build/.
+VENV         := .build/venv
+VENV_PYTHON  := $(CURDIR)/$(VENV)/bin/python
+VENV_STAMP   := $(VENV)/.installed
+DIFF_REQUIREMENTS := Tests/Differential/requirements.txt
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps demo test test-tsan bench fuzz schemas clean
+.PHONY: deps venv demo test test-tsan bench fuzz schemas clean
 
 ## deps: install the system libraries Courier builds on (apt-get update once, only when one is missing)
 deps:
@@ -14,18 +19,32 @@ deps:
 		$(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y $$missing; \
 	fi
 
+## venv: the Python venv of the differential schema test (Tests/Differential/requirements.txt), installed
+##       only when missing or when the requirements change; python3 and its venv module come from apt if absent
+venv: $(VENV_STAMP)
+
+$(VENV_STAMP): $(DIFF_REQUIREMENTS)
+	@if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then \
+		echo "installing: python3 python3-venv"; \
+		$(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y python3 python3-venv; \
+	fi
+	rm -rf $(VENV)
+	python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r $(DIFF_REQUIREMENTS)
+	touch $@
+
 ## demo: start the demo server in process and run the scripted tour
 demo: deps
 	$(SWIFT) run courier demo
 
 ## test: build everything and run every test suite
-test: deps
+test: deps venv
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	COURIER_PYTHON=$(VENV_PYTHON) $(SWIFT) test --skip-build
 
 ## test-tsan: every suite but the loopback-server ones (core, codecs, schema, security, cache) under ThreadSanitizer
-test-tsan: deps
-	COURIER_ONLY=security,cache COURIER_TSAN=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+test-tsan: deps venv
+	COURIER_PYTHON=$(VENV_PYTHON) COURIER_ONLY=security,cache COURIER_TSAN=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 ## bench: release benchmarks against the peers (Benchmarks/ package; Courier's light targets only, no NIO),
 ##        one process per group so that no group's heap or threads skew the next (GROUPS="json xml" picks)

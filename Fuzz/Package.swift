@@ -21,6 +21,8 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzJSON", ["Courier", "CourierTesting"]),
     ("FuzzXML", ["CourierCodecs", "CourierTesting"]),
     ("FuzzProtobuf", ["CourierCodecs", "CourierTesting"]),
+    ("FuzzSchema", ["CourierSchema"]),
+    ("FuzzRegex", ["CourierSchema"]),
 ]
 
 let package = Package(

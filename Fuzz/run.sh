@@ -4,7 +4,8 @@
 #   Fuzz/run.sh TARGET SECONDS [libFuzzer options...]      e.g. Fuzz/run.sh FuzzJSON 60 -jobs=2
 #
 # The seed corpus Fixtures/fuzz/TARGET/ is copied into Fuzz/corpus-work/TARGET/ (gitignored), where the
-# fuzzer grows it across runs; crashing inputs land in Fuzz/corpus-work/TARGET-artifacts/. A crash found
+# fuzzer grows it across runs; crashing, hanging (timeout-*) and memory-hungry (oom-*) inputs land in
+# Fuzz/corpus-work/TARGET-artifacts/. A crash found
 # should be fixed and its input added to the codec's regression tests.
 set -euo pipefail
 
@@ -56,4 +57,8 @@ fi
 # Leaks are checked (libFuzzer's default), less the false reports for lazily initialised globals.
 export LSAN_OPTIONS="suppressions=$fuzz_dir/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
-exec "$bin_dir/$target" "$work" -max_total_time="$seconds" -artifact_prefix="$artifacts/" -print_final_stats=1 "$@"
+# An input that runs 10 s (libFuzzer's default is 1,200) or takes 2 GiB is a finding, saved as a timeout-* or
+# oom-* artifact: hangs and unbounded memory are bugs here, like crashes. Options given on the command line
+# come later and win.
+exec "$bin_dir/$target" "$work" -max_total_time="$seconds" -artifact_prefix="$artifacts/" -print_final_stats=1 \
+    -timeout=10 -rss_limit_mb=2048 "$@"
