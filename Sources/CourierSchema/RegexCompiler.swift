@@ -219,6 +219,7 @@ struct RegexCompiler {
         program.registerCount = registers
         program.anchoredStart = source.first == "^" && rootAlternatives == 1
         program.isStraightLine = !backtracking && !program.instructions.contains { $0.op == .split || $0.op == .jump }
+        program.computeStartFilter()
         return program
     }
 

@@ -20,6 +20,7 @@ enum RegexPikeVM {
                     var vm = Machine(
                         instructions: instructions, classes: classes, text: text, anchored: program.anchoredStart,
                         visited: base, current: base + size, next: base + 2 * size, stack: base + 3 * size)
+                    vm.startFilter = program.startFilter
                     return vm.run()
                 }
             }
@@ -36,6 +37,11 @@ enum RegexPikeVM {
                     visited: nil, current: nil, next: nil, stack: nil)
                 var start = 0
                 while true {
+                    if let filter = program.startFilter {
+                        while start < text.count, !filter.mayStart(machine.decode(start).scalar) {
+                            start += machine.decode(start).length
+                        }
+                    }
                     if machine.walk(from: start) { return true }
                     if program.anchoredStart || start >= text.count { return false }
                     start += machine.decode(start).length
@@ -61,6 +67,9 @@ enum RegexPikeVM {
         var currentCount = 0
         var nextCount = 0
         var generation = 1
+        /// The first scalars of any match, when known: with no thread in flight, the search jumps to the
+        /// next position holding one of them.
+        var startFilter: RegexStartFilter?
 
         /// No scalar (before the start or past the end of the text).
         static let none = UInt32.max
@@ -175,8 +184,23 @@ enum RegexPikeVM {
             if addClosure(0, position: 0, previous: Self.none, scalar: scalar) { return true }
             swap(&current, &next)
             currentCount = nextCount
+            // Threads of the current list that came from earlier starts (not from a start at `position`).
+            var inFlight = 0
             while true {
                 if currentCount == 0 && anchored { return false }
+                if inFlight == 0, let startFilter, !startFilter.mayStart(scalar) {
+                    // Only the start thread is alive and it cannot take this scalar: skip ahead.
+                    repeat {
+                        if position >= text.count { return false }
+                        position += length
+                        (scalar, length) = decode(position)
+                    } while !startFilter.mayStart(scalar)
+                    generation += 1
+                    nextCount = 0
+                    _ = addClosure(0, position: position, previous: Self.none, scalar: scalar)
+                    swap(&current, &next)
+                    currentCount = nextCount
+                }
                 if position >= text.count { return false }
                 let nextPosition = position + length
                 let (nextScalar, nextLength) = decode(nextPosition)
@@ -191,6 +215,7 @@ enum RegexPikeVM {
                         return true
                     }
                 }
+                inFlight = nextCount
                 if !anchored, addClosure(0, position: nextPosition, previous: scalar, scalar: nextScalar) {
                     return true
                 }

@@ -97,6 +97,66 @@ struct RegexProgram: Sendable {
     /// Whether the program has no choices (no split or jump) and no backtracking-only instructions, so
     /// one thread per start suffices.
     var isStraightLine = false
+    /// The scalars a match can start with, when the program cannot match empty and starts with no
+    /// assertion: an unanchored search skips the scalars outside it without running threads.
+    var startFilter: RegexStartFilter?
+
+    /// Computes ``startFilter`` from the instructions (absolute jumps).
+    mutating func computeStartFilter() {
+        guard !needsBacktracking, !anchoredStart else { return }
+        var filter = RegexStartFilter()
+        var seen = Set<Int>()
+        var work = [0]
+        while let pc = work.popLast() {
+            guard seen.insert(pc).inserted else { continue }
+            let instruction = instructions[pc]
+            switch instruction.op {
+            case .char:
+                filter.add(UInt32(instruction.a))
+            case .set:
+                for v in UInt32(0)..<128 where classes[instruction.a].contains(v) { filter.add(v) }
+                filter.nonASCII = true
+            case .jump:
+                work.append(instruction.a)
+            case .split:
+                work.append(instruction.a)
+                work.append(instruction.b)
+            default:
+                // A match of the empty string or an assertion: every position may start a match.
+                return
+            }
+        }
+        startFilter = filter
+    }
+}
+
+/// The first scalars of every match of a program (see ``RegexProgram/startFilter``).
+struct RegexStartFilter: Sendable {
+    /// ASCII members U+0000…U+003F (bit n is U+n).
+    private var low: UInt64 = 0
+    /// ASCII members U+0040…U+007F (bit n is U+40+n).
+    private var high: UInt64 = 0
+    /// Whether some non-ASCII scalar may start a match (then every non-ASCII scalar is let through).
+    var nonASCII = false
+
+    /// Adds `v` to the possible first scalars.
+    mutating func add(_ v: UInt32) {
+        if v < 64 {
+            low |= 1 << UInt64(v)
+        } else if v < 128 {
+            high |= 1 << UInt64(v - 64)
+        } else {
+            nonASCII = true
+        }
+    }
+
+    /// Whether a match may start with `v` (false for `UInt32.max`, no scalar).
+    @inline(__always)
+    func mayStart(_ v: UInt32) -> Bool {
+        if v < 64 { return low >> UInt64(v) & 1 != 0 }
+        if v < 128 { return high >> UInt64(v - 64) & 1 != 0 }
+        return nonASCII && v != UInt32.max
+    }
 }
 
 /// A set of Unicode scalars: a bitmap for ASCII, sorted ranges and Unicode properties beyond it.

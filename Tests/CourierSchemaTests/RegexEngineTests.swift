@@ -62,6 +62,10 @@ import Testing
         #expect(try Self.matcher("^.*😀$").test(accents + "😀"))
         #expect(try !Self.matcher("^.*😀$").test(accents + "😀\n"))
         #expect(try Self.matcher("x").test(letters + "x"))
+        #expect(try Self.matcher("(?:ab|cd)+e").test(String(repeating: "z", count: 100_000) + "cdabe"))
+        #expect(try !Self.matcher("(?:ab|cd)+e").test(String(repeating: "ab", count: 50_000)))
+        #expect(try Self.matcher("é+x").test(letters + "éééx"))
+        #expect(try !Self.matcher("é+x").test(accents))
     }
 
     @Test func hugeRepetitionsAreRejectedAsTooLarge() throws {
@@ -190,7 +194,10 @@ import Testing
         ("q(?=u)", "qu", true), ("q(?=u)", "qa", false), ("q(?!u)", "qa", true), ("(?<=\\$)\\d+", "$42", true),
         ("(?<=\\$)\\d+", "€42", false), ("(?<!\\$)\\b\\d+", "$42", false), ("(?<=a+)b", "aab", true),
         ("(?<=(a)(b))c\\1", "abca", true), ("(?<=\\1(a))b", "aab", true), ("(?=(a))\\1b", "ab", true),
-        ("(?!(a))\\1b", "b", true), ("^(?=.*\\d)(?=.*[a-z]).{8,}$", "passw0rd", true),
+        ("(?!(a))\\1b", "b", true), ("b+", "aaab", true), ("[é😀]z", "aa😀z", true), ("[é😀]z", "aa😀y", false),
+        ("\\d{3}", "ab12c345", true), ("\\d{3}", "ab12c34", false), ("ab|é", "xxé", true), ("ab|é", "xxa", false),
+        ("abc", "ababc", true), ("abc", "ababd", false), ("a\\b", "ba a", true), ("a\\b", "baa", true),
+        ("a\\B", "ba", false), ("^(?=.*\\d)(?=.*[a-z]).{8,}$", "passw0rd", true),
         ("^(?=.*\\d)(?=.*[a-z]).{8,}$", "password", false), ("(a)|b", "b", true),
     ]
 
