@@ -79,6 +79,33 @@ import Testing
         #expect(!oneOf.isValid(Self.chain(depth: 40, leaf: ["v": .int(Int64(fanOut))])))
     }
 
+    /// The same fan-out through `$dynamicRef` (memoised per dynamic scope): an extending schema
+    /// overrides the anchor, so the answers depend on the scope and must not be shared across scopes.
+    @Test(arguments: 3...8)
+    func dynamicReferenceFanOut(fanOut: Int) throws {
+        var registry = SchemaRegistry()
+        let branches: [Value] = (0..<fanOut).map { i in
+            ["properties": ["c": ["$dynamicRef": "#node"]], "title": .string("branch \(i)")]
+        }
+        try registry.add(
+            ["$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://courier.example/t/tree.json",
+             "$dynamicAnchor": "node", "type": "object", "anyOf": .array(branches)] as Value)
+        let strict = try registry.add(
+            ["$schema": "https://json-schema.org/draft/2020-12/schema",
+             "$id": "https://courier.example/t/strict-tree.json", "$dynamicAnchor": "node",
+             "$ref": "tree.json", "unevaluatedProperties": false] as Value)
+        let tree = try registry.compile(id: "https://courier.example/t/tree.json")
+        let strictTree = try registry.compile(id: strict)
+        let plain = Self.chain(depth: 40, leaf: [:])
+        let extra = Self.chain(depth: 40, leaf: ["extra": 1])
+        #expect(tree.isValid(plain))
+        #expect(tree.isValid(extra))
+        #expect(strictTree.isValid(plain))
+        #expect(!strictTree.isValid(extra))  // the strict node applies at every level, the leaf included
+        #expect(strictTree.validate(extra).contains { $0.keyword == "unevaluatedProperties" })
+        #expect(!tree.isValid(Self.chain(depth: 40, leaf: 5)))
+    }
+
     /// `d0 … d30`, each an applicator over two references to the next: 2^30 evaluations without
     /// memoisation, in both the reporting and the quick mode.
     @Test(arguments: ["allOf", "anyOf", "oneOf"])
@@ -400,7 +427,7 @@ import Testing
         defs["d30"] = ["type": "integer"]
         var options = CompiledSchema.Options()
         options.maximumViolations = .max
-        options.maximumSteps = 200_000
+        options.maximumSteps = 5_000
         let schema = try Self.compile(["$defs": .object(defs), "$ref": "#/$defs/d0"], options: options)
         #expect(!schema.isValid("x"))  // the quick mode reuses the invalid result: no limit
         Self.expectGivesUp(schema, "x", naming: "maximumSteps")
