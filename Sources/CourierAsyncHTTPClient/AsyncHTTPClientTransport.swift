@@ -8,6 +8,7 @@ public import HTTPTypes
 public import Logging
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 
@@ -20,11 +21,26 @@ import Darwin
 #endif
 
 /// A transport on AsyncHTTPClient (SwiftNIO), for servers and command-line tools that already run an
-/// `HTTPClient`. Like ``Courier/URLSessionTransport`` it enforces the request's timeout over the whole
-/// exchange, stops reading once the body passes ``Courier/TransportOptions/maximumResponseSize``
-/// (``Courier/CourierError/Code/responseTooLarge``), stops the request when the Swift task is cancelled,
-/// and maps every failure to an enumerated transport code (timed out, cannot connect, host not found,
-/// not connected, connection lost, TLS, cancelled, other — the NIO error kept as the underlying cause).
+/// `HTTPClient`. It stops the request when the Swift task is cancelled and maps every failure to an
+/// enumerated transport code (timed out, cannot connect, host not found, not connected, connection lost,
+/// TLS, cancelled, other — the NIO error kept as the underlying cause). Like ``Courier/URLSessionTransport``
+/// it guarantees, for every call:
+///
+/// - **Bounded bodies.** A response body never holds more than
+///   ``Courier/TransportOptions/maximumResponseSize`` bytes (plus the one buffer being delivered) in memory:
+///   a declared `Content-Length` above the limit fails at the head, and an endless body fails as soon as the
+///   bytes read pass the limit — with ``Courier/CourierError/Code/responseTooLarge``, the request cancelled
+///   and its connection closed. AsyncHTTPClient streams the body with backpressure, so nothing is read far
+///   ahead of the check. When the client inflates compressed bodies (`HTTPClient.shared` does, up to 25 times
+///   the compressed size; ``boundedConfiguration(maximumResponseSize:)`` up to a fixed size), the inflated
+///   bytes are the ones counted, and the client's decompression limit stops a gzip bomb before it inflates
+///   further; passing that limit is ``Courier/CourierError/Code/responseTooLarge`` too. A client that does
+///   not inflate hands over the compressed bytes, which are counted as they are.
+/// - **One deadline.** ``Courier/TransportOptions/timeout`` bounds the whole exchange: AsyncHTTPClient's
+///   deadline covers it up to the head, and the body is read under what is left of it, so a trickling or
+///   endless body ends at the deadline with ``Courier/CourierError/Code/timedOut``.
+/// - **Challenges never stall.** A `401` (Basic, Digest, Negotiate, …) or a `407` is an ordinary HTTP
+///   response for the chain: AsyncHTTPClient does not answer authentication challenges.
 ///
 /// The transport does not own the client: shut down a client you made yourself once you are done with it.
 /// `HTTPClient.shared` needs no shutdown.
@@ -98,7 +114,9 @@ public struct AsyncHTTPClientTransport: Transport {
             let head = try Self.responseHead(response)
             let limit = options.maximumResponseSize
             let declared = response.headers.first(name: "Content-Length").flatMap { Int($0) }
-            if request.method != .head, let declared, declared > limit {
+            // A HEAD, 204 or 304 answer declares the length of a body it does not carry.
+            let hasBody = request.method != .head && ![204, 304].contains(response.status.code)
+            if hasBody, let declared, declared > limit {
                 // Dropping the unread body makes AsyncHTTPClient close the connection.
                 throw Self.tooLarge("the response declares \(declared) bytes; the limit is \(limit)")
             }
@@ -106,7 +124,7 @@ public struct AsyncHTTPClientTransport: Transport {
             let data: Data
             do {
                 data = try await withTimeout(end.map { $0 - clock.now }) {
-                    try await Self.collect(responseBody, limit: limit, expected: declared)
+                    try await Self.collect(responseBody, limit: limit, expected: hasBody ? declared : nil)
                 }
             } catch let error as CourierError where error.code == .timedOut {
                 let timeout = options.timeout ?? .zero
@@ -169,12 +187,30 @@ public struct AsyncHTTPClientTransport: Transport {
         return data
     }
 
+    /// A client configuration for this transport: AsyncHTTPClient's defaults, with compressed bodies inflated
+    /// up to `maximumResponseSize` bytes (a larger inflated body fails as
+    /// ``Courier/CourierError/Code/responseTooLarge``) and a failed connection attempt reported at once.
+    ///
+    /// ```swift
+    /// let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+    ///                             configuration: AsyncHTTPClientTransport.boundedConfiguration())
+    /// let client = Client(transport: AsyncHTTPClientTransport(client: httpClient))
+    /// ```
+    public static func boundedConfiguration(maximumResponseSize: Int = 64 << 20) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.decompression = .enabled(limit: .size(max(0, maximumResponseSize)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
+    }
+
+    /// A ``Courier/CourierError/Code/responseTooLarge`` failure of the transport stage.
     static func tooLarge(_ detail: String) -> CourierError {
         var error = CourierError(.responseTooLarge, detail: detail)
         error.context.stage = "transport"
         return error
     }
 
+    /// `duration` in whole nanoseconds, saturating at `Int64.max`.
     static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
@@ -187,6 +223,11 @@ public struct AsyncHTTPClientTransport: Transport {
     /// ``Courier/CourierError/Code/cancelled`` whatever AsyncHTTPClient reported.
     static func map(_ error: any Error, cancelled: Bool, timeout: Duration?) -> CourierError {
         if let error = error as? CourierError { return error }
+        if let decompression = error as? NIOHTTPDecompression.DecompressionError, decompression == .limit {
+            var tooLarge = Self.tooLarge("the response inflates past the client's decompression limit")
+            tooLarge.underlying = error
+            return tooLarge
+        }
         if cancelled { return TransportFailure.cancelled.error(underlying: error) }
         if let client = error as? HTTPClientError,
             [HTTPClientError.invalidURL, .emptyHost, .emptyScheme].contains(client)

@@ -10,12 +10,7 @@ struct CLIConfiguration {
     var globalInterceptors: [any Interceptor]
 
     init(path: String) throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw CourierError(.invalidConfiguration, detail: "cannot read the configuration file \(path)", underlying: error)
-        }
+        let data = try Arguments.read(path, limit: Arguments.configurationLimit, what: "the configuration file \(path)")
         try self.init(value: try JSONCodec().decode(data, hints: CodingHints()))
     }
 

@@ -28,9 +28,10 @@ struct FormatOptions: ParsableArguments {
     }
 }
 
+/// The document at `path` (standard input for nil or `-`), at most ``Arguments/inputLimit`` bytes: reading
+/// stops one byte past it with ``CourierError/Code/sizeLimitExceeded``.
 func readInput(_ path: String?) throws -> Data {
-    guard let path, path != "-" else { return FileHandle.standardInput.readDataToEndOfFile() }
-    return try Data(contentsOf: URL(fileURLWithPath: path))
+    try Arguments.read(path, limit: Arguments.inputLimit)
 }
 
 struct Convert: AsyncParsableCommand {

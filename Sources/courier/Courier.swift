@@ -10,9 +10,31 @@ struct CourierCommand: AsyncParsableCommand {
         discussion: """
             Exit status: 0 on success; for a failed call, 10 + the error category \
             (10 transport, 11 http, 12 decoding, 13 encoding, 14 validation, 15 security, 16 business, \
-            17 cancelled, 18 configuration); 64 for a usage error.
+            17 cancelled, 18 configuration); 18 also for a usage error (an unknown option, a missing or \
+            invalid value: a timeout that is not a finite number of seconds in range, a port outside \
+            0-65535, a --query or --header without a name). Inputs larger than their limit (128 MiB for a \
+            document, 16 MiB for --config) stop being read there and fail with sizeLimitExceeded (12).
             """,
         subcommands: [Demo.self, Send.self, Convert.self, Decode.self, Validate.self, Serve.self])
+
+    /// Runs the command; a usage error (what ArgumentParser reports with `EX_USAGE`, 64) prints its message
+    /// and help hint and exits with 18, the configuration category's status, like an invalid option value.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(CourierError.Category.configuration.exitStatus)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// Prints a failed call's readable error and exits with its category's status.

@@ -8,10 +8,16 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the demo server on 127.0.0.1 until interrupted.")
 
-    @Option(help: "The port (0: any free port).")
-    var port: Int = 8080
+    @Option(help: "The port, 0 to 65535 (0: any free port).")
+    var port: String = "8080"
 
     func run() async throws {
+        let port: Int
+        do {
+            port = try Arguments.integer(self.port, option: "--port", in: 0...65_535)
+        } catch {
+            throw fail(error)
+        }
         let server = try await DemoServer.start(.init(port: port))
         print("demo server listening on \(server.baseURL)  (try: courier send GET \(server.baseURL)/users/1)")
         while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }

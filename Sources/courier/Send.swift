@@ -43,8 +43,8 @@ struct Send: AsyncParsableCommand {
     @Option(name: .customLong("query"), help: "A query parameter, name=value (repeatable).")
     var query: [String] = []
 
-    @Option(help: "Timeout in seconds.")
-    var timeout: Double?
+    @Option(help: "Timeout in seconds for the whole exchange, body included (more than 0, at most 86400).")
+    var timeout: String?
 
     @Flag(help: """
         Decode a protobuf answer without a schema: field numbers and wire values, as protoc --decode_raw \
@@ -123,15 +123,15 @@ struct Send: AsyncParsableCommand {
         }
         var endpoint = Endpoint(name: "send", module: apiModule, method: httpMethod, path: url)
         for item in query {
-            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-            endpoint.query.append(QueryItem(parts[0], parts.count > 1 ? parts[1] : nil))
+            let (name, value) = try Arguments.pair(item, option: "--query")
+            endpoint.query.append(QueryItem(name, value))
         }
         for header in headers {
-            let parts = header.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, let name = HTTPField.Name(parts[0]) else {
-                throw CourierError(.invalidConfiguration, detail: "a header is name:value, not '\(header)'")
+            let parts = try? Arguments.pair(header, separator: ":", option: "--header", valueRequired: true)
+            guard let parts, let name = HTTPField.Name(parts.name), let value = parts.value else {
+                throw Arguments.usage("a header is name:value with a valid field name, not '\(header)'")
             }
-            endpoint.headers.append(HTTPField(name: name, value: parts[1]))
+            endpoint.headers.append(HTTPField(name: name, value: value))
         }
         endpoint.requestFormat = wireFormat
         // Ask for --format, but decode whatever the server declares it sent (its Content-Type).
@@ -139,11 +139,11 @@ struct Send: AsyncParsableCommand {
         endpoint.responseFormat = nil
         endpoint.requestMessage = message
         endpoint.responseMessage = message
-        if let timeout { endpoint.timeout = .milliseconds(Int(timeout * 1000)) }
+        if let timeout { endpoint.timeout = try Arguments.seconds(timeout, option: "--timeout") }
         if let data {
             endpoint.body = try JSONCodec().decode(Data(data.utf8), hints: CodingHints())
         } else if let dataFile {
-            endpoint.rawBody = try Data(contentsOf: URL(fileURLWithPath: dataFile))
+            endpoint.rawBody = try Arguments.read(dataFile, limit: Arguments.inputLimit, what: "the --data-file \(dataFile)")
         }
         if raw, schema != nil {
             throw CourierError(.invalidConfiguration, detail: "--raw decodes without a schema: drop --schema or --raw")

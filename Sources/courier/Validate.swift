@@ -54,8 +54,7 @@ struct Validate: AsyncParsableCommand {
             options.assertFormat = assertFormat
             let compiled = try registry.compile(id: id + (pointer ?? ""), options: options)
 
-            let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile()
-                : try Data(contentsOf: URL(fileURLWithPath: file))
+            let data = try readInput(file)
             let documentFormat = try CLICodecs.format(named: format, path: file)
             var hints = CodingHints()
             hints.shape = compiled.shape

@@ -3,11 +3,29 @@ public import Foundation
 public import FoundationNetworking
 #endif
 public import HTTPTypes
+import Dispatch
 
-/// The default transport, on `URLSession` (FoundationNetworking on Linux). It enforces the request's
-/// timeout and the maximum response size while the body arrives, stops the exchange when the Swift task is
-/// cancelled, and maps every failure to an enumerated transport code (timed out, cannot connect, host not
-/// found, not connected, connection lost, TLS, cancelled, other).
+/// The default transport, on `URLSession` (FoundationNetworking on Linux). It maps every failure to an
+/// enumerated transport code (timed out, cannot connect, host not found, not connected, connection lost, TLS,
+/// cancelled, other) and guarantees, for every call:
+///
+/// - **Bounded bodies.** A response body never holds more than ``TransportOptions/maximumResponseSize`` bytes
+///   (plus the one buffer being delivered) in memory. A declared `Content-Length` above the limit fails at the
+///   head; an endless body, or a compressed body whose *inflated* size passes the limit (libcurl inflates
+///   gzip and deflate before Courier sees the bytes, so the delivered bytes are the ones counted), fails as
+///   soon as the count passes it. The call ends at once with ``CourierError/Code/responseTooLarge`` and the
+///   task is cancelled, which closes its connection.
+/// - **One deadline.** ``TransportOptions/timeout`` bounds the whole exchange, body included: a trickling or
+///   endless body ends at the deadline with ``CourierError/Code/timedOut``, and the task is cancelled.
+/// - **Challenges never stall.** A `401` (Basic, Digest, Negotiate, …) or a `407` is an ordinary HTTP
+///   response for the chain: the session keeps no credentials and never waits for one (the delegate answers
+///   an authentication challenge by handing the challenge's response to the call).
+/// - **Cancellation.** Cancelling the Swift task ends the call at once with ``CourierError/Code/cancelled``.
+///
+/// On Linux, FoundationNetworking hands the delegate's callbacks to the session's delegate queue without
+/// waiting for them, so a fast server could queue gigabytes of body ahead of the size check; this transport's
+/// session therefore runs its delegate's callbacks on the session's own work queue as each buffer arrives,
+/// which makes the transfer wait for the size check.
 ///
 /// ```swift
 /// let client = Client(transport: URLSessionTransport())
@@ -19,19 +37,28 @@ public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: Delegate
 
-    /// A transport with its own session (ephemeral: no shared cookies or cache).
+    /// A transport with its own session (ephemeral: no shared cookies, cache or credentials).
     public init(configuration: URLSessionConfiguration = .ephemeral) {
         let delegate = Delegate()
         self.delegate = delegate
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        configuration.urlCredentialStorage = nil
+        #if canImport(FoundationNetworking)
+        let queue: OperationQueue = InlineDelegateQueue()
+        #else
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        #endif
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
 
     deinit {
         session.invalidateAndCancel()
     }
 
+    /// Sends `request` with `body` and returns the response head and the whole body, under the type's
+    /// guarantees (bounded body, one deadline, challenges as responses, prompt cancellation).
     public func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
         let urlRequest = try Self.urlRequest(request, body: body, timeout: options.timeout)
         // URLSession's own timer counts idle time in whole seconds on Linux; the deadline is ours.
@@ -50,12 +77,16 @@ public final class URLSessionTransport: Transport {
                 delegate.register(task, limit: options.maximumResponseSize, continuation: continuation)
                 holder.withLock { $0 = task }
                 if Task.isCancelled {
-                    task.cancel()
+                    delegate.abandon(task, with: TransportFailure.cancelled.error())
+                    return
                 }
                 task.resume()
             }
         } onCancel: {
-            holder.withLock { $0 }?.cancel()
+            // The call ends now; the task is cancelled behind it.
+            if let task = holder.withLock({ $0 }) {
+                delegate.abandon(task, with: TransportFailure.cancelled.error())
+            }
         }
     }
 
@@ -127,57 +158,126 @@ public final class URLSessionTransport: Transport {
         return failure.error(detail: failure == .other ? error.localizedDescription : nil, underlying: error)
     }
 
-    /// Collects each task's body under its size limit and resumes its continuation once.
+    /// The swift-http-types head of `response`.
+    static func head(_ response: HTTPURLResponse) -> HTTPResponse {
+        var head = HTTPResponse(status: status(response.statusCode))
+        for (name, value) in response.allHeaderFields {
+            guard let name = name as? String, let value = value as? String,
+                let fieldName = HTTPField.Name(name)
+            else { continue }
+            head.headerFields.append(HTTPField(name: fieldName, value: value))
+        }
+        return head
+    }
+
+    /// A ``CourierError/Code/responseTooLarge`` failure of the transport stage.
+    static func tooLarge(_ detail: String) -> CourierError {
+        var error = CourierError(.responseTooLarge, detail: detail)
+        error.context.stage = "transport"
+        return error
+    }
+
+    #if canImport(FoundationNetworking)
+    /// The session's delegate queue on Linux: it runs each callback at once, on the thread that delivers it
+    /// (the session's work queue), instead of queueing it. FoundationNetworking does not wait for queued
+    /// callbacks, so with a real queue a fast server's body piles up in memory ahead of the size check; run
+    /// inline, the transfer waits for the check. The delegate's callbacks therefore never block, and never call
+    /// a task's `cancel()` (or a completion handler that cancels) synchronously, which would wait for the very
+    /// queue they run on: they hand such calls to the delegate's control queue.
+    private final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
+        override func addOperation(_ block: @escaping @Sendable () -> Void) {
+            block()
+        }
+    }
+    #endif
+
+    /// Collects each task's body under its size limit and resumes its continuation exactly once: with the
+    /// response, with the first failure (too large, cancelled, the transfer's error), or with the `401`/`407`
+    /// of an authentication challenge.
     private final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
         private struct Pending {
             var continuation: CheckedContinuation<(HTTPResponse, Data), any Error>
             var limit: Int
             var data = Data()
-            var failure: CourierError?
         }
 
         private let pending = Locked<[Int: Pending]>([:])
+        /// Where tasks are cancelled and challenges answered, off the session's work queue.
+        private let control = DispatchQueue(label: "courier.urlsession-transport.control")
 
+        /// Starts collecting `task`'s body under `limit`.
         func register(_ task: URLSessionTask, limit: Int, continuation: CheckedContinuation<(HTTPResponse, Data), any Error>) {
             pending.withLock { $0[task.taskIdentifier] = Pending(continuation: continuation, limit: limit) }
+        }
+
+        /// Ends `task`'s call now with `error` (when it is still running) and cancels the task.
+        func abandon(_ task: URLSessionTask, with error: CourierError) {
+            finish(task, with: .failure(error))
+            control.async { task.cancel() }
+        }
+
+        /// Resumes `task`'s continuation with `result` unless it was resumed already.
+        private func finish(_ task: URLSessionTask, with result: Result<(HTTPResponse, Data), any Error>) {
+            guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+            entry.continuation.resume(with: result)
         }
 
         func urlSession(
             _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
             completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
         ) {
+            // FoundationNetworking ignores the disposition, so a body that is too large is cancelled here.
             let expected = response.expectedContentLength
-            let tooLarge = pending.withLock { state -> Bool in
-                guard let limit = state[dataTask.taskIdentifier]?.limit, expected > Int64(limit) else { return false }
-                state[dataTask.taskIdentifier]?.failure = CourierError(
-                    .responseTooLarge, detail: "the response declares \(expected) bytes; the limit is \(limit)")
-                return true
+            // A HEAD, 204 or 304 answer declares the length of a body it does not carry.
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 200
+            let hasBody = dataTask.originalRequest?.httpMethod?.uppercased() != "HEAD" && status != 204 && status != 304
+            let limit = pending.withLock { $0[dataTask.taskIdentifier]?.limit }
+            if hasBody, let limit, expected > Int64(limit) {
+                abandon(dataTask, with: URLSessionTransport.tooLarge("the response declares \(expected) bytes; the limit is \(limit)"))
+                completionHandler(.cancel)
+                return
             }
-            completionHandler(tooLarge ? .cancel : .allow)
+            completionHandler(.allow)
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            let tooLarge = pending.withLock { state -> Bool in
-                guard var entry = state[dataTask.taskIdentifier] else { return false }
-                if entry.data.count + data.count > entry.limit {
-                    entry.failure = CourierError(.responseTooLarge, detail: "the response exceeds \(entry.limit) bytes")
-                    state[dataTask.taskIdentifier] = entry
-                    return true
-                }
+            let exceeded = pending.withLock { state -> Int? in
+                guard var entry = state[dataTask.taskIdentifier] else { return nil }
+                if data.count > entry.limit - entry.data.count { return entry.limit }
+                // Out of the dictionary while appending, so the buffer is not copied.
                 state[dataTask.taskIdentifier] = nil
                 entry.data.append(data)
                 state[dataTask.taskIdentifier] = entry
-                return false
+                return nil
             }
-            if tooLarge { dataTask.cancel() }
+            if let exceeded {
+                abandon(dataTask, with: URLSessionTransport.tooLarge("the response exceeds \(exceeded) bytes"))
+            }
+        }
+
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            #if canImport(FoundationNetworking)
+            // FoundationNetworking challenges once the 401 has arrived whole (its body was delivered already),
+            // and with default handling it would wait for a credential forever: the 401 is the call's answer.
+            if let response = (challenge.failureResponse ?? task.response) as? HTTPURLResponse {
+                let data = pending.withLock { $0[task.taskIdentifier]?.data } ?? Data()
+                finish(task, with: .success((URLSessionTransport.head(response), data)))
+            }
+            // Cancelling the challenge cancels the task, which must not happen on the queue this runs on.
+            nonisolated(unsafe) let answer = completionHandler
+            control.async { answer(.cancelAuthenticationChallenge, nil) }
+            #else
+            // The session keeps no credentials, so default handling delivers a 401 or 407 as the response, and
+            // TLS challenges get the system's evaluation.
+            completionHandler(.performDefaultHandling, nil)
+            #endif
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-            if let failure = entry.failure {
-                entry.continuation.resume(throwing: failure)
-                return
-            }
             if let error {
                 entry.continuation.resume(throwing: URLSessionTransport.map(error))
                 return
@@ -186,14 +286,7 @@ public final class URLSessionTransport: Transport {
                 entry.continuation.resume(throwing: TransportFailure.other.error(detail: "the response is not HTTP"))
                 return
             }
-            var head = HTTPResponse(status: URLSessionTransport.status(http.statusCode))
-            for (name, value) in http.allHeaderFields {
-                guard let name = name as? String, let value = value as? String,
-                    let fieldName = HTTPField.Name(name)
-                else { continue }
-                head.headerFields.append(HTTPField(name: fieldName, value: value))
-            }
-            entry.continuation.resume(returning: (head, entry.data))
+            entry.continuation.resume(returning: (URLSessionTransport.head(http), entry.data))
         }
     }
 }
