@@ -18,7 +18,8 @@ struct RegexBudgetExceeded: Error, Sendable {
 ///
 /// - Patterns without backreferences or lookaround (nearly all schema patterns) run on a Pike VM
 ///   (``RegexPikeVM``) in O(text length × program size): `^(a+)+$`, `(a|aa)*b` or `\s*\s*$` cannot
-///   backtrack because nothing does.
+///   backtrack because nothing does. Over ASCII text, a small deterministic automaton built at compile
+///   time (``RegexDFA``) answers first when the pattern has one: one table look-up per byte.
 /// - Patterns with backreferences (`\1`, `\k<name>`) or lookaround run on a backtracking matcher
 ///   (``RegexBacktracker``) limited to ``defaultStepBudget`` steps per test unless told otherwise.
 ///
@@ -48,7 +49,10 @@ struct PatternMatcher: Sendable {
     func test(_ text: String) throws(RegexBudgetExceeded) -> Bool {
         var text = text
         let result = text.withUTF8 { bytes -> Result<Bool, RegexBudgetExceeded> in
-            if !program.needsBacktracking { return .success(RegexPikeVM.search(program, in: bytes)) }
+            if !program.needsBacktracking {
+                if let automaton = program.automaton, let found = automaton.search(bytes) { return .success(found) }
+                return .success(RegexPikeVM.search(program, in: bytes))
+            }
             var matcher = RegexBacktracker(program, text: bytes, budget: stepBudget)
             do throws(RegexBudgetExceeded) {
                 return .success(try matcher.search())

@@ -220,6 +220,7 @@ struct RegexCompiler {
         program.anchoredStart = source.first == "^" && rootAlternatives == 1
         program.isStraightLine = !backtracking && !program.instructions.contains { $0.op == .split || $0.op == .jump }
         program.computeStartFilter()
+        program.automaton = RegexDFA(program)
         return program
     }
 

@@ -100,6 +100,8 @@ struct RegexProgram: Sendable {
     /// The scalars a match can start with, when the program cannot match empty and starts with no
     /// assertion: an unanchored search skips the scalars outside it without running threads.
     var startFilter: RegexStartFilter?
+    /// The deterministic automaton for ASCII text, when the program allows one (see ``RegexDFA``).
+    var automaton: RegexDFA?
 
     /// Computes ``startFilter`` from the instructions (absolute jumps).
     mutating func computeStartFilter() {

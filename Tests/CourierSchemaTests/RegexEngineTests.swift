@@ -50,6 +50,10 @@ import Testing
         let matcher = try Self.matcher(pattern)
         #expect(!matcher.usesBacktracking)
         #expect(try matcher.test(text) == expected, "\(pattern)")
+        // The same text on the Pike VM itself (ASCII text is usually answered by the automaton).
+        let program = try RegexCompiler.compile(pattern)
+        var text = text
+        #expect(text.withUTF8 { RegexPikeVM.search(program, in: $0) } == expected, "\(pattern) on the Pike VM")
     }
 
     @Test func inputsOfAHundredThousandScalars() throws {
@@ -328,6 +332,26 @@ import Testing
               process.stdout.write(JSON.stringify(out));
             });
             """
+        // Ask for node's version first: writing the cases to a process that already exited (env finding
+        // no node) would raise SIGPIPE and end the whole test run instead of failing this test.
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["node", "--version"]
+        probe.standardOutput = Pipe()
+        probe.standardError = Pipe()
+        do {
+            try probe.run()
+            probe.waitUntilExit()
+        } catch {
+            Issue.record("node (v20, via /usr/bin/env node) is needed for the differential test: \(error)")
+            return []
+        }
+        guard probe.terminationStatus == 0 else {
+            Issue.record(
+                "node is needed for the differential test but `/usr/bin/env node --version` failed (exit status \(probe.terminationStatus)); install node v20"
+            )
+            return []
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["node", "-e", script]
@@ -358,6 +382,27 @@ import Testing
         }
         let decoded = try #require(try JSONSerialization.jsonObject(with: data) as? [Any])
         return decoded.map { answers in (answers as? [Any])?.map { $0 as? Bool } }
+    }
+
+    /// The automaton (ASCII text) and the Pike VM answer alike on every random pattern that has one.
+    @Test func automatonAgreesWithThePikeVM() throws {
+        var g = Generator(state: 0xD_FA)
+        var automata = 0
+        for _ in 0..<3_000 {
+            guard let program = try? RegexCompiler.compile(Self.pattern(&g)), let automaton = program.automaton else {
+                continue
+            }
+            automata += 1
+            for _ in 0..<10 {
+                var text = String(Self.text(&g).unicodeScalars.filter(\.isASCII))
+                let description = text.debugDescription
+                text.withUTF8 { bytes in
+                    let expected = RegexPikeVM.search(program, in: bytes)
+                    #expect(automaton.search(bytes) == expected, "\(description)")
+                }
+            }
+        }
+        #expect(automata > 1_000)
     }
 
     @Test func randomPatternsAgreeWithNode() throws {
