@@ -159,9 +159,12 @@ public final class Client: Sendable {
     /// Builds the chain's first request for `endpoint` (URL, header fields, body, formats).
     public func makeRequest(for endpoint: Endpoint) throws -> CourierRequest {
         let url = try endpoint.url()
-        var path = url.path
+        // The path and query keep the percent-encoding they were given (`%2F` stays `%2F`): `URL.path` would
+        // decode them, and re-encoding cannot tell an escaped slash from a separator.
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        var path = components?.percentEncodedPath ?? ""
         if path.isEmpty { path = "/" }
-        if let query = url.query { path += "?" + query }
+        if let query = components?.percentEncodedQuery { path += "?" + query }
         var authority = url.host ?? ""
         if authority.contains(":") { authority = "[\(authority)]" }
         if let port = url.port { authority += ":\(port)" }
