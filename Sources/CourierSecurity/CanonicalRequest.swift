@@ -44,7 +44,9 @@ public struct SigningKey: Sendable, CustomStringConvertible, CustomDebugStringCo
 /// POST                                   method, as sent (upper case)
 /// /users/7                               path without the query, as sent ("/" when empty)
 /// a=1&b=x%20y&b=z                        query: items percent-decoded, sorted by name then value (byte
-///                                        order), each re-encoded with RFC 3986 unreserved characters kept,
+///                                        order), each re-encoded with RFC 3986 unreserved characters kept
+///                                        (``ParameterEncoding``'s percent-encoding, so a query Courier
+///                                        rendered differs from this line only in its order),
 ///                                        joined with "&" (a name without value is the bare name); empty
 ///                                        when there is none
 /// content-type;x-app-version             signed header field names, lower-cased, sorted, joined with ";"
@@ -124,9 +126,7 @@ public struct CanonicalRequest: Sendable, Hashable {
         items.sorted { a, b in
             if a.name != b.name { return a.name.utf8.lexicographicallyPrecedes(b.name.utf8) }
             return (a.value ?? "").utf8.lexicographicallyPrecedes((b.value ?? "").utf8)
-        }.map { item in
-            QueryItem.percentEncode(item.name) + (item.value.map { "=" + QueryItem.percentEncode($0) } ?? "")
-        }.joined(separator: "&")
+        }.map { ParameterEncoding.render([$0]) }.joined(separator: "&")
     }
 
     /// The string that is signed.

@@ -15,7 +15,9 @@ import HTTPTypes
 /// body parameters in the query instead.
 ///
 /// Values the endpoint already set win (``ConflictPolicy/keepEndpoint``) unless the policy is
-/// ``ConflictPolicy/overwrite``. Null values are skipped.
+/// ``ConflictPolicy/overwrite``. Null values are skipped. Query parameters are rendered by the call's
+/// ``ParameterEncoding`` (``InterceptorContext/parameterEncoding``), as the codec stage renders a GET
+/// payload, so numbers, arrays and objects read the same wherever they are added.
 ///
 /// ```swift
 /// let common = CommonParameters(placement: .body, [
@@ -126,12 +128,12 @@ public struct CommonParameters: Interceptor {
         var request = request
         switch placement {
         case .query:
-            addToQuery(parameters, &request)
+            try addToQuery(parameters, &request, encoding: context.parameterEncoding)
         case .headerFields:
             for (name, value) in parameters {
                 let field = try HTTPField.Name.required(name)
                 guard policy == .overwrite || request.head.headerFields[field] == nil else { continue }
-                request.head.headerFields[field] = parameterText(value) ?? ""
+                request.head.headerFields[field] = try Self.headerText(name, value)
             }
         case .body:
             if request.body == nil, request.payload == nil {
@@ -143,22 +145,47 @@ public struct CommonParameters: Interceptor {
                 }
                 request.payload = .object(object)
             } else {
-                addToQuery(parameters, &request)
+                try addToQuery(parameters, &request, encoding: context.parameterEncoding)
             }
         }
         return try await next(request)
     }
 
-    private func addToQuery(_ parameters: [(key: String, value: Value)], _ request: inout CourierRequest) {
-        var (path, items) = splitPath(request.head.path)
+    /// Appends the parameters to the query, rendered by `encoding` (the query already there keeps its bytes;
+    /// a parameter already present, as `name`, `name[…]` or `name.…`, is kept or replaced per ``policy``).
+    private func addToQuery(
+        _ parameters: [(key: String, value: Value)], _ request: inout CourierRequest, encoding: ParameterEncoding
+    ) throws {
+        var (path, segments) = splitRawPath(request.head.path)
         for (name, value) in parameters {
-            let exists = items.contains { $0.name == name }
+            let exists = segments.contains { belongs(decodedPair($0).name, to: name) }
             if exists {
                 guard policy == .overwrite else { continue }
-                items.removeAll { $0.name == name }
+                segments.removeAll { belongs(decodedPair($0).name, to: name) }
             }
-            items.append(QueryItem(name, parameterText(value)))
+            let rendered = ParameterEncoding.render(try encoding.pairs(name: name, value: value))
+            if !rendered.isEmpty { segments += rendered.split(separator: "&").map(String.init) }
         }
-        request.head.path = joinPath(path, items)
+        request.head.path = joinRawPath(path, segments)
+    }
+
+    /// A header field's text: a scalar's canonical text (``ParameterEncoding/scalarText(_:)``), an array of
+    /// scalars comma-joined (the HTTP list syntax); an object has no header form and is an encoding error.
+    static func headerText(_ name: String, _ value: Value) throws -> String {
+        if let text = ParameterEncoding.scalarText(value) { return text }
+        if case .array(let elements) = value {
+            var texts: [String] = []
+            for (i, element) in elements.enumerated() {
+                guard let text = ParameterEncoding.scalarText(element) else {
+                    throw CourierError(.encodingFailed,
+                                       detail: "the header parameter '\(name)' holds \(element.kindName) at index \(i), which has no header form",
+                                       context: .init(codingPath: [.key(name), .index(i)]))
+                }
+                texts.append(text)
+            }
+            return texts.joined(separator: ",")
+        }
+        throw CourierError(.encodingFailed, detail: "the header parameter '\(name)' is \(value.kindName), which has no header form",
+                           context: .init(codingPath: [.key(name)]))
     }
 }

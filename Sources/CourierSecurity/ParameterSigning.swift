@@ -161,10 +161,23 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
     }
 }
 
-/// Signs a request's parameters with a ``ParameterSigner`` (application phase, named `ParameterSigning`):
-/// the query items plus the payload's top-level members (scalars as text, arrays comma-joined, objects as
-/// compact JSON), optionally after adding a timestamp and a nonce; the signature is added as one more
-/// parameter.
+/// Signs a request's parameters with a ``ParameterSigner`` (application phase, named `ParameterSigning`),
+/// optionally after adding a timestamp and a nonce; the signature is added as one more parameter.
+///
+/// **What is signed is what is sent.** The signed pairs are read back from the final text, rendered by the
+/// one renderer, ``ParameterEncoding`` (the call's ``InterceptorContext/parameterEncoding``):
+///
+/// - GET, HEAD, DELETE: the stage moves the payload into the query itself (exactly as the codec stage
+///   would), then signs every pair of the query as it will be sent, percent-decoded (`+` stays a plus).
+///   The query already in the path keeps its bytes.
+/// - A form body: the stage encodes it itself (``InterceptorContext/encodeBody(_:format:hints:)``, the
+///   codec stage's own path) and signs the query's pairs and the body's pairs (`+` read as a space).
+/// - Other bodies (JSON, XML, protobuf): the query's pairs plus the pairs ``ParameterEncoding`` makes of
+///   the payload's members (`["filter": ["a": 1]]` signs `filter[a]=1`), so a server re-derives them from
+///   the decoded body with the same encoding.
+///
+/// A verifying server percent-decodes the query (and form body) it received, and calls
+/// ``ParameterSigner/verify(_:signatureField:)`` with those pairs.
 ///
 /// Added fields go to the payload when the request sends one as a body (an object payload on a method with
 /// a body), else to the query (``Placement/automatic``); ``Order`` says whether they are appended or the
@@ -183,7 +196,7 @@ public struct ParameterSigning: Interceptor {
         case automatic
         /// Always the query.
         case query
-        /// Always the payload (created if absent; the codec stage moves it to the query for GET).
+        /// Always the payload (created if absent); for GET, HEAD and DELETE the payload is the query.
         case payload
     }
 
@@ -243,61 +256,93 @@ public struct ParameterSigning: Interceptor {
 
     private static let bodilessMethods: Set<String> = ["GET", "HEAD", "DELETE"]
 
+    /// Where the signature (and the added fields) end up.
+    private enum Target {
+        case query, formBody, payload
+    }
+
     public func intercept(
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
     ) async throws -> CourierResponse {
         var request = request
-        var (path, query) = splitPath(request.head.path)
-        let sendsPayloadBody = request.body == nil && request.payload?.objectValue != nil
-            && !Self.bodilessMethods.contains(request.head.method.rawValue)
+        let bodiless = Self.bodilessMethods.contains(request.head.method.rawValue)
+        let object = request.payload?.objectValue
+        let sendsPayloadBody = request.body == nil && object != nil && !bodiless
         let toPayload: Bool
         switch options.placement {
         case .automatic: toPayload = sendsPayloadBody
         case .query: toPayload = false
-        case .payload: toPayload = request.body == nil && (request.payload == nil || request.payload?.objectValue != nil)
+        case .payload: toPayload = request.body == nil && (request.payload == nil || object != nil)
         }
-        var payload = request.payload?.objectValue ?? Value.Object()
         var added: [(String, String)] = []
         if let field = options.timestampField {
             added.append((field, String(Int64(now().timeIntervalSince1970.rounded(.down)))))
         }
         if let field = options.nonceField { added.append((field, makeNonce())) }
-        for (name, value) in added {
-            if toPayload {
-                _ = payload.updateValue(.string(value), forKey: name)
-            } else {
-                query.removeAll { $0.name == name }
-                query.append(QueryItem(name, value))
+
+        var (path, query) = splitRawPath(request.head.path)
+        var payload = object ?? Value.Object()
+        if toPayload {
+            for (name, value) in added { _ = payload.updateValue(.string(value), forKey: name) }
+        }
+        // Render now what the codec stage would render later, so the signature covers the final text.
+        let target: Target
+        var form: [String] = []
+        var rendersForm = false
+        var payloadPairs: [QueryItem] = []
+        if request.body == nil, bodiless, request.payload == nil || object != nil {
+            // The payload goes to the query (as the codec stage would put it), and so does everything added.
+            let rendered = ParameterEncoding.render(try context.parameterEncoding.pairs(payload))
+            query += rendered.split(separator: "&").map(String.init)
+            request.payload = nil
+            target = .query
+        } else if request.body == nil, object != nil || toPayload, request.format == .form {
+            // A form body: encoded here exactly as the codec stage would, then signed as text.
+            let body = try context.encodeBody(.object(payload), format: .form, hints: request.hints)
+            form = String(decoding: body, as: UTF8.self).split(separator: "&").map(String.init)
+            request.payload = nil
+            rendersForm = true
+            target = toPayload ? .formBody : .query
+        } else if request.body == nil, object != nil || toPayload {
+            // JSON, XML, protobuf: the members are signed as the pairs ParameterEncoding makes of them.
+            payloadPairs = try context.parameterEncoding.pairs(payload)
+            target = toPayload ? .payload : .query
+        } else {
+            if request.format == .form, let body = request.body {
+                form = String(decoding: body, as: UTF8.self).split(separator: "&").map(String.init)
+            }
+            target = .query
+        }
+        if !toPayload {
+            for (name, value) in added {
+                query.removeAll { decodedPair($0).name == name }
+                query.append(ParameterEncoding.render([QueryItem(name, value)]))
             }
         }
-        var parameters = query
-        if request.body == nil {
-            for (name, value) in payload { parameters.append(QueryItem(name, text(of: value, codecs: context.codecs))) }
-        }
+
+        let parameters = query.map { decodedPair($0) } + form.map { decodedPair($0, plusAsSpace: true) } + payloadPairs
         let signature = signer.signature(for: parameters, excluding: options.signatureField)
-        if toPayload {
-            _ = payload.removeValue(forKey: options.signatureField)
-            payload.append(options.signatureField, .string(signature))
+        let field = options.signatureField
+        let signed = ParameterEncoding.render([QueryItem(field, signature)])
+        switch target {
+        case .query:
+            query.removeAll { decodedPair($0).name == field }
+            query.append(signed)
+            if options.order == .sorted { query = sortedByDecodedName(query) }
+        case .formBody:
+            form.removeAll { decodedPair($0, plusAsSpace: true).name == field }
+            form.append(signed)
+            if options.order == .sorted { form = sortedByDecodedName(form, plusAsSpace: true) }
+        case .payload:
+            _ = payload.removeValue(forKey: field)
+            payload.append(field, .string(signature))
             if options.order == .sorted { payload = payload.sortedByKey() }
             request.payload = .object(payload)
-        } else {
-            query.removeAll { $0.name == options.signatureField }
-            query.append(QueryItem(options.signatureField, signature))
-            if options.order == .sorted {
-                query = query.enumerated().sorted { a, b in
-                    a.element.name == b.element.name ? a.offset < b.offset
-                        : a.element.name.utf8.lexicographicallyPrecedes(b.element.name.utf8)
-                }.map(\.element)
-            }
         }
-        request.head.path = joinPath(path, query)
+        if rendersForm {
+            request.body = Data(form.joined(separator: "&").utf8)
+        }
+        request.head.path = joinRawPath(path, query)
         return try await next(request)
-    }
-
-    private func text(of value: Value, codecs: CodecSet) -> String? {
-        if case .object = value {
-            return (try? codecs.encode(value, format: .json)).map { String(decoding: $0, as: UTF8.self) }
-        }
-        return parameterText(value)
     }
 }

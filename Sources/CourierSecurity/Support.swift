@@ -91,34 +91,41 @@ extension HTTPField.Name {
     static let courierContentType = HTTPField.Name("X-Courier-Content-Type")!
 }
 
-/// The text form of a scalar parameter value (query strings, header fields, signing strings); nil for
-/// null and for objects.
-func parameterText(_ value: Value) -> String? {
-    switch value {
-    case .null: return nil
-    case .bool(let b): return b ? "true" : "false"
-    case .int(let i): return String(i)
-    case .uint(let u): return String(u)
-    case .double(let d):
-        if d.rounded() == d, abs(d) < 1e15 { return String(Int64(d)) }
-        return "\(d)"
-    case .number(let s), .string(let s): return s
-    case .bytes(let b): return Data(b).base64EncodedString()
-    case .array(let a): return a.compactMap(parameterText).joined(separator: ",")
-    case .object: return nil
-    }
+/// A request path (as sent: `/a/b?x=1&y=2`) split into the bare path and the raw `&`-separated segments
+/// of its query, each still percent-encoded as it will be sent (empty segments dropped).
+func splitRawPath(_ path: String?) -> (path: String, segments: [String]) {
+    let full = path ?? "/"
+    let parts = full.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+    let bare = parts.first.map(String.init) ?? "/"
+    let segments = parts.count > 1
+        ? parts[1].split(separator: "&", omittingEmptySubsequences: true).map(String.init) : []
+    return (bare.isEmpty ? "/" : bare, segments)
+}
+
+/// Joins a bare path and raw query segments back into a request path (no `?` when there are none).
+func joinRawPath(_ path: String, _ segments: [String]) -> String {
+    segments.isEmpty ? path : path + "?" + segments.joined(separator: "&")
+}
+
+/// The decoded pair of one raw segment (`a%5B%5D=x` → `a[]`, `x`).
+func decodedPair(_ segment: String, plusAsSpace: Bool = false) -> QueryItem {
+    ParameterEncoding.parse(segment, plusAsSpace: plusAsSpace).first ?? QueryItem("", nil)
+}
+
+/// Whether a decoded parameter name belongs to the top-level parameter `name` (`name`, `name[…]`, `name.…`).
+func belongs(_ decoded: String, to name: String) -> Bool {
+    decoded == name || decoded.hasPrefix(name + "[") || decoded.hasPrefix(name + ".")
+}
+
+/// `segments` stably sorted by their decoded names in byte order (the bytes of each segment unchanged).
+func sortedByDecodedName(_ segments: [String], plusAsSpace: Bool = false) -> [String] {
+    segments.map { (decodedPair($0, plusAsSpace: plusAsSpace).name, $0) }.enumerated().sorted { a, b in
+        a.element.0 == b.element.0 ? a.offset < b.offset : a.element.0.utf8.lexicographicallyPrecedes(b.element.0.utf8)
+    }.map(\.element.1)
 }
 
 /// Splits `path` (as sent: `/a/b?x=1`) into the bare path and its decoded query items.
 func splitPath(_ path: String?) -> (path: String, query: [QueryItem]) {
-    let full = path ?? "/"
-    let parts = full.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-    let bare = parts.first.map(String.init) ?? "/"
-    let query = parts.count > 1 ? QueryItem.decode(String(parts[1])) : []
-    return (bare.isEmpty ? "/" : bare, query)
-}
-
-/// Joins a bare path and query items back into a request path.
-func joinPath(_ path: String, _ query: [QueryItem]) -> String {
-    query.isEmpty ? path : path + "?" + QueryItem.encode(query)
+    let (bare, segments) = splitRawPath(path)
+    return (bare, segments.map { decodedPair($0) })
 }

@@ -4,9 +4,11 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-/// `application/x-www-form-urlencoded` bodies: an object's members as `name=value` pairs (arrays repeat the
-/// name; nested objects are an encoding error). Decoding gives an object of strings (a repeated name
-/// becomes an array).
+/// `application/x-www-form-urlencoded` bodies: an object's members as `name=value` pairs written by
+/// ``ParameterEncoding`` (``encoding``; by default arrays as `tags[]=x`, nested objects as `filter[a]=1`,
+/// spaces as `%20`) — the same renderer the codec stage uses for queries, so a form body and a query of the
+/// same parameters read alike. Decoding gives an object of strings (a repeated name becomes an array; `+`
+/// and `%20` are spaces; bracketed names are kept as they are, not nested).
 ///
 /// ```swift
 /// let body = try FormCodec().encode(["q": "swift", "page": 2], hints: CodingHints())   // q=swift&page=2
@@ -18,8 +20,17 @@ public struct FormCodec: Codec {
     /// values of one name, values in all. ``CodingHints/limits`` replaces them for a call.
     public var limits = DecodingLimits()
 
+    /// The conventions bodies are written with. Default ``ParameterEncoding/standard``; an endpoint's or
+    /// module's ``Endpoint/parameterEncoding`` replaces it for its calls.
+    public var encoding = ParameterEncoding()
+
     /// The codec.
     public init() {}
+
+    /// A codec writing bodies with `encoding`.
+    public init(encoding: ParameterEncoding) {
+        self.encoding = encoding
+    }
 
     /// Decodes a form body into an object of strings; a repeated name becomes an array (grouped in one
     /// pass, linear in the number of pairs).
@@ -66,22 +77,16 @@ public struct FormCodec: Codec {
         return .object(object)
     }
 
+    /// Encodes an object as `name=value&…` with ``encoding`` (see ``ParameterEncoding`` for the scalar
+    /// texts, the array and object conventions and the percent-encoding; a space is `%20`).
+    ///
+    /// - Throws: ``CourierError/Code/encodingFailed`` for a value that is not an object, or a member the
+    ///   conventions cannot write (naming it).
     public func encode(_ value: Value, hints: CodingHints) throws -> Data {
         guard case .object(let object) = value else {
             throw CourierError(.encodingFailed, detail: "a form body must be an object, not \(value.kindName)")
         }
-        var items: [QueryItem] = []
-        for (key, member) in object {
-            let values = member.arrayValue ?? [member]
-            for element in values {
-                if case .object = element {
-                    throw CourierError(.encodingFailed, detail: "form field '\(key)' cannot hold an object",
-                                       context: .init(codingPath: [.key(key)]))
-                }
-                items.append(QueryItem(key, CodecStage.queryText(element)))
-            }
-        }
-        return Data(QueryItem.encode(items).utf8)
+        return Data(try encoding.render(object).utf8)
     }
 }
 
@@ -122,7 +127,7 @@ public struct TextCodec: Codec {
     public func encode(_ value: Value, hints: CodingHints) throws -> Data {
         switch value {
         case .string(let s), .number(let s): return Data(s.utf8)
-        case .int, .uint, .double, .bool: return Data((CodecStage.queryText(value) ?? "").utf8)
+        case .int, .uint, .double, .bool: return Data((ParameterEncoding.scalarText(value) ?? "").utf8)
         case .bytes(let b): return Data(b)
         default: throw CourierError(.encodingFailed, detail: "a text body cannot hold \(value.kindName)")
         }

@@ -140,7 +140,8 @@ public struct Priority: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 }
 
-/// A query parameter.
+/// A query parameter: one name/value pair of text, as sent (before percent-encoding). ``ParameterEncoding``
+/// turns ``Value`` parameters into these pairs.
 ///
 /// ```swift
 /// endpoint.query = [QueryItem("page", "2"), QueryItem("size", "10")]
@@ -157,11 +158,11 @@ public struct QueryItem: Hashable, Sendable {
         self.value = value
     }
 
-    /// Percent-encodes a query (RFC 3986 unreserved characters stay as they are).
+    /// Percent-encodes a query (RFC 3986 unreserved characters stay as they are): the pairs in order,
+    /// `name=value` joined with `&`, a `nil` value as the bare name. The same text as
+    /// ``ParameterEncoding``'s static `render(_:)`.
     public static func encode(_ items: [QueryItem]) -> String {
-        items.map { item in
-            percentEncode(item.name) + (item.value.map { "=" + percentEncode($0) } ?? "")
-        }.joined(separator: "&")
+        ParameterEncoding.render(items)
     }
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.
@@ -184,14 +185,10 @@ public struct QueryItem: Hashable, Sendable {
         return out
     }
 
-    /// Decodes a percent-encoded query string into items (`+` stays a plus).
+    /// Decodes a percent-encoded query string into items (`+` stays a plus); see
+    /// ``ParameterEncoding/parse(_:plusAsSpace:)``.
     public static func decode(_ query: String) -> [QueryItem] {
-        query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = percentDecode(String(parts[0]))
-            let value = parts.count > 1 ? percentDecode(String(parts[1])) : nil
-            return QueryItem(name, value)
-        }
+        ParameterEncoding.parse(query)
     }
 
     /// Decodes `%XX` escapes; invalid escapes stay as they are.

@@ -7,7 +7,8 @@ import HTTPTypes
 
 /// The built-in stage between the application and network phases (named `codec`). On the way out it
 /// encodes ``CourierRequest/payload`` into ``CourierRequest/body`` with the request's format (for GET, HEAD
-/// and DELETE the payload's members go to the query instead) and sets `Content-Type` and `Accept`; on the
+/// and DELETE an object payload's members go to the query instead, rendered by the call's
+/// ``ParameterEncoding`` — ``InterceptorContext/parameterEncoding`` — after any query already there) and sets `Content-Type` and `Accept`; on the
 /// way back it decodes the body into ``CourierResponse/value`` using the expected format, else the
 /// response's `Content-Type`.
 ///
@@ -28,7 +29,7 @@ public struct CodecStage: Interceptor {
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
     ) async throws -> CourierResponse {
         var request = request
-        try encode(&request, codecs: context.codecs)
+        try encode(&request, context: context)
         var response = try await next(request)
         try decode(&response, for: request, codecs: context.codecs)
         return response
@@ -36,20 +37,12 @@ public struct CodecStage: Interceptor {
 
     static let queryMethods: Set<HTTPRequest.Method> = [.get, .head, .delete]
 
-    func encode(_ request: inout CourierRequest, codecs: CodecSet) throws {
+    func encode(_ request: inout CourierRequest, context: InterceptorContext) throws {
         if let payload = request.payload, request.body == nil {
             if Self.queryMethods.contains(request.head.method), case .object(let object) = payload {
-                let items = object.map { QueryItem($0.key, Self.queryText($0.value)) }
-                if !items.isEmpty {
-                    let path = request.head.path ?? "/"
-                    request.head.path = path + (path.contains("?") ? "&" : "?") + QueryItem.encode(items)
-                }
+                request.head.path = try context.appendingQuery(object, to: request.head.path)
             } else {
-                do {
-                    request.body = try codecs.encode(payload, format: request.format, hints: request.hints)
-                } catch {
-                    throw CourierError.wrap(error, as: .encodingFailed)
-                }
+                request.body = try context.encodeBody(payload, format: request.format, hints: request.hints)
             }
             request.payload = nil
         }
@@ -59,20 +52,6 @@ public struct CodecStage: Interceptor {
         if request.head.headerFields[.accept] == nil {
             request.head.headerFields[.accept] = request.responseFormat?.mediaType
                 ?? "application/json, application/xml;q=0.9, application/x-protobuf;q=0.8, */*;q=0.5"
-        }
-    }
-
-    static func queryText(_ value: Value) -> String? {
-        switch value {
-        case .null: return nil
-        case .bool(let b): return b ? "true" : "false"
-        case .int(let i): return String(i)
-        case .uint(let u): return String(u)
-        case .double(let d): return "\(d)"
-        case .number(let s), .string(let s): return s
-        case .bytes(let b): return Data(b).base64EncodedString()
-        case .array(let a): return a.compactMap(queryText).joined(separator: ",")
-        case .object: return nil
         }
     }
 

@@ -29,8 +29,10 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         }
         var extra = ""
         if let payload = request.payload {
-            if case .object(let object) = payload {
-                parameters += object.map { ($0.key, Self.canonical($0.value)) }
+            // The pairs the codec stage will send (ParameterEncoding, the one renderer of parameters).
+            let encoding = endpoint.parameterEncoding ?? endpoint.module.parameterEncoding ?? .standard
+            if case .object(let object) = payload, let pairs = try? encoding.pairs(object) {
+                parameters += pairs.map { ($0.name, $0.value ?? "") }
             } else {
                 extra = " body=" + Self.canonical(payload)
             }
