@@ -110,6 +110,17 @@ import Testing
         #expect(decode.stderr.contains("[decoding.sizeLimitExceeded 3006]"), "\(decode.stderr)")
     }
 
+    /// `courier send --timeout` is a deadline for the whole exchange: a trickling body and a redirect whose
+    /// body never ends both end the tool with `timedOut` (status 10), and the tool exits.
+    @Test(arguments: ["/trickle", "/redirect-endless"])
+    func theTimeoutEndsTheToolWhateverTheServerSends(path: String) async throws {
+        try await HostileServer.with { server in
+            let result = try CLI.run(["send", "GET", "\(server.baseURL)\(path)", "--timeout", "1"])
+            #expect(result.status == 10, "\(result.stderr)")
+            #expect(result.stderr.contains("[transport.timedOut 1001]"), "\(result.stderr)")
+        }
+    }
+
     @Test func wellFormedValuesStillWork() async throws {
         try await withDemoServer { server, _ in
             let result = try CLI.run(["send", "GET", "\(server.baseURL)/echo", "--timeout", "5", "--query", "flag",

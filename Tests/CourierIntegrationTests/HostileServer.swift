@@ -6,7 +6,7 @@ import HTTPTypes
 ///
 /// Paths: `/endless` (zeros until the client leaves), `/huge-length` (declares 1 GiB, then zeros until the
 /// client leaves), `/gzip-bomb` (`Content-Encoding: gzip`, zeros compressed on the fly, 1 GiB inflated,
-/// never held whole), `/trickle` (declares 1000 bytes, sends one every 100 ms), `/auth/basic`,
+/// never held whole), `/redirect-endless` (a 302 to `/ok` whose body never ends), `/trickle` (declares 1000 bytes, sends one every 100 ms), `/auth/basic`,
 /// `/auth/digest`, `/auth/negotiate`, `/auth/bearer` (401 with that challenge), `/auth/proxy` (407 with
 /// `Proxy-Authenticate`), `/ok` (a small JSON body).
 ///
@@ -137,6 +137,15 @@ class Handler(BaseHTTPRequestHandler):
                 sent += len(CHUNK)
             self.chunk(compressor.flush())
             self.wfile.write(b"0\r\n\r\n")
+        elif path == "/redirect-endless":
+            self.send_response(302)
+            self.send_header("Location", "/ok")
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            while True:
+                self.wfile.write(CHUNK)
         elif path == "/trickle":
             self.send_response(200)
             self.send_header("Content-Type", "application/octet-stream")

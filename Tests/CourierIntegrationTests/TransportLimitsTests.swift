@@ -94,6 +94,24 @@ import Testing
         }
     }
 
+    /// FoundationNetworking buffers a redirect's body out of the delegate's sight: the deadline still ends the
+    /// call, and releasing the transport afterwards does not wait for the flooded session. AsyncHTTPClient
+    /// may follow the redirect at once and answer from `/ok`.
+    @Test(arguments: TransportUnderTest.allCases)
+    func anEndlessRedirectBodyEndsByTheDeadline(_ kind: TransportUnderTest) async throws {
+        try await HostileServer.with { server in
+            try await kind.run { transport in
+                do {
+                    let (head, _) = try await transport.send(
+                        server.request("/redirect-endless"), body: nil, options: Self.options(timeout: .seconds(1)))
+                    #expect(head.status == .ok)
+                } catch let error as CourierError {
+                    #expect([.timedOut, .responseTooLarge].contains(error.code), "\(error)")
+                }
+            }
+        }
+    }
+
     /// Each challenge and the code its status maps to.
     static let challenges: [(String, CourierError.Code)] = [
         ("/auth/basic", .unauthorized),

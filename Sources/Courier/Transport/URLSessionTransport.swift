@@ -22,6 +22,10 @@ import Dispatch
 ///   an authentication challenge by handing the challenge's response to the call).
 /// - **Cancellation.** Cancelling the Swift task ends the call at once with ``CourierError/Code/cancelled``.
 ///
+/// One limit of FoundationNetworking remains: the body of a redirect (301–308) it follows is buffered inside
+/// it and never reaches the delegate, so only the deadline ends a call whose redirect body never ends (the
+/// call returns at the deadline; the transfer stops once FoundationNetworking takes the cancellation).
+///
 /// On Linux, FoundationNetworking hands the delegate's callbacks to the session's delegate queue without
 /// waiting for them, so a fast server could queue gigabytes of body ahead of the size check; this transport's
 /// session therefore runs its delegate's callbacks on the session's own work queue as each buffer arrives,
@@ -54,7 +58,10 @@ public final class URLSessionTransport: Transport {
     }
 
     deinit {
-        session.invalidateAndCancel()
+        // Off the releasing thread: FoundationNetworking's invalidation waits for the session's work queue,
+        // which a server flooding a redirect's body (buffered inside FoundationNetworking, out of the
+        // delegate's sight) can keep busy long after the call has ended at its deadline.
+        delegate.invalidate(session)
     }
 
     /// Sends `request` with `body` and returns the response head and the whole body, under the type's
@@ -202,8 +209,14 @@ public final class URLSessionTransport: Transport {
         }
 
         private let pending = Locked<[Int: Pending]>([:])
-        /// Where tasks are cancelled and challenges answered, off the session's work queue.
+        /// Where tasks are cancelled, challenges answered and the session invalidated, in that order, off the
+        /// session's work queue and off the callers' threads.
         private let control = DispatchQueue(label: "courier.urlsession-transport.control")
+
+        /// Invalidates `session` (cancelling its tasks) once the cancellations handed over before it are done.
+        func invalidate(_ session: URLSession) {
+            control.async { session.invalidateAndCancel() }
+        }
 
         /// Starts collecting `task`'s body under `limit`.
         func register(_ task: URLSessionTask, limit: Int, continuation: CheckedContinuation<(HTTPResponse, Data), any Error>) {
