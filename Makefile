@@ -47,11 +47,12 @@ test-tsan: deps venv
 	COURIER_PYTHON=$(VENV_PYTHON) COURIER_ONLY=security,cache COURIER_TSAN=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 ## bench: release benchmarks against the peers (Benchmarks/ package; Courier's light targets only, no NIO),
-##        one process per group so that no group's heap or threads skew the next (GROUPS="json xml" picks)
+##        one process per group so that no group's heap or threads skew the next (GROUPS="json xml" picks);
+##        `hostile` times the validator and decoders on adversarial inputs, per input byte, with peak memory
 bench: deps
 	COURIER_LIGHT=1 $(SWIFT) build -c release --package-path Benchmarks --product CourierBenchmarks
 	@bin="$$(COURIER_LIGHT=1 $(SWIFT) build -c release --package-path Benchmarks --show-bin-path)"; \
-	for group in $(or $(GROUPS),chain json schema xml protobuf); do \
+	for group in $(or $(GROUPS),chain json schema xml protobuf hostile); do \
 		"$$bin/CourierBenchmarks" $$group || exit 1; \
 	done
 

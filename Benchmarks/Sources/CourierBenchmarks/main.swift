@@ -1,9 +1,10 @@
-// Usage: CourierBenchmarks [group ...]   groups: chain json xml protobuf schema (default: all)
+// Usage: CourierBenchmarks [group ...]   groups: chain json xml protobuf schema hostile (default: all)
 let groups: [(String, @Sendable (inout Harness) throws -> Void)] = [
     ("json", JSONBenchmarks.run),
     ("schema", SchemaBenchmarks.run),
     ("xml", XMLBenchmarks.run),
     ("protobuf", ProtobufBenchmarks.run),
+    ("hostile", HostileBenchmarks.run),
 ]
 
 @MainActor func runBenchmarks() async throws {
