@@ -61,17 +61,6 @@ import Testing
         #expect(!alternation.isValid("cow"))
     }
 
-    @Test(arguments: ["^[0-9]{5}$", "a+b*c?", "^x.{2,3}y", "[^a-c]+$", "^\\s*\\S+\\s*$", "colou?r", "^$", "a{2}"])
-    func simpleMatcherAgreesWithSwiftRegex(_ pattern: String) throws {
-        var translator = ECMATranslator(pattern)
-        let translated = try translator.translate()
-        let simple = try #require(translator.simple)
-        let regex = try Regex(translated).matchingSemantics(.unicodeScalar)
-        for text in ["", "12345", "123456", "abc", "aabbbc", "xyzy", "x12y", "dd", " word ", "color", "colouur", "aa", "a"] {
-            #expect(simple.search(text) == ((try regex.firstMatch(in: text)) != nil), "\(pattern) on \(text)")
-        }
-    }
-
     @Test func draftSevenIsSelectedBySchemaKeyword() throws {
         let schema = try Self.schema(
             #"""
