@@ -144,7 +144,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Connection", "close")
             self.end_headers()
             self.close_connection = True
-            while True:
+            # "Endless" for any client limit, yet bounded (1 GiB), so a client that never stops reading
+            # cannot keep this server busy past the test.
+            for _ in range((1 << 30) // len(CHUNK)):
                 self.wfile.write(CHUNK)
         elif path == "/trickle":
             self.send_response(200)

@@ -9,7 +9,7 @@ import Testing
 /// `Content-Length`, gzip bomb), the timeout is a deadline for the body too, and authentication challenges
 /// come back at once as HTTP errors. Nothing here measures time or memory: each call must end, and end with
 /// its enumerated error.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct TransportLimitsTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct TransportLimitsTests {
     /// The options of the limit checks: a small response limit and a deadline far beyond the checks.
     static func options(limit: Int = 1 << 20, timeout: Duration = .seconds(30)) -> TransportOptions {
         TransportOptions(timeout: timeout, maximumResponseSize: limit)
@@ -94,10 +94,15 @@ import Testing
         }
     }
 
-    /// FoundationNetworking buffers a redirect's body out of the delegate's sight: the deadline still ends the
-    /// call, and releasing the transport afterwards does not wait for the flooded session. AsyncHTTPClient
-    /// may follow the redirect at once and answer from `/ok`.
-    @Test(arguments: TransportUnderTest.allCases)
+    /// AsyncHTTPClient follows the redirect at once and answers from `/ok`, or the deadline ends the call.
+    ///
+    /// Not run on `URLSessionTransport`: FoundationNetworking buffers a 301–308 body out of the delegate's
+    /// sight (copying the buffer on every chunk) and, while the server floods it, never lets the task's
+    /// cancellation onto its work queue, which every session in the process shares — the call ends at its
+    /// deadline, but the transfer would starve every later URLSession call of this test process. The CLI's
+    /// test (`CLIArgumentTests.theTimeoutEndsTheToolWhateverTheServerSends`) covers that transport in a
+    /// process of its own; the limitation is documented on `URLSessionTransport`.
+    @Test(arguments: [TransportUnderTest.asyncHTTPClient, .asyncHTTPClientShared])
     func anEndlessRedirectBodyEndsByTheDeadline(_ kind: TransportUnderTest) async throws {
         try await HostileServer.with { server in
             try await kind.run { transport in

@@ -23,8 +23,11 @@ import Dispatch
 /// - **Cancellation.** Cancelling the Swift task ends the call at once with ``CourierError/Code/cancelled``.
 ///
 /// One limit of FoundationNetworking remains: the body of a redirect (301–308) it follows is buffered inside
-/// it and never reaches the delegate, so only the deadline ends a call whose redirect body never ends (the
-/// call returns at the deadline; the transfer stops once FoundationNetworking takes the cancellation).
+/// it and never reaches the delegate, so only the deadline ends a call whose redirect body never ends. The
+/// call returns at the deadline, but the transfer goes on until FoundationNetworking takes the cancellation,
+/// which a server flooding that body can put off for as long as it floods, holding memory and the work queue
+/// every session of the process shares. Against servers you do not trust, prefer `AsyncHTTPClientTransport`
+/// (product `CourierAsyncHTTPClient`), which has no such limit.
 ///
 /// On Linux, FoundationNetworking hands the delegate's callbacks to the session's delegate queue without
 /// waiting for them, so a fast server could queue gigabytes of body ahead of the size check; this transport's
