@@ -4,7 +4,7 @@ import CourierTesting
 import Foundation
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct ProtobufHostileInputTests {
+@Suite(.timeLimit(.minutes(10))) struct ProtobufHostileInputTests {
     let demo = ProtobufCodec(schema: ProtobufTestSupport.demo)
     let kitchen = ProtobufCodec(schema: ProtobufTestSupport.kitchen)
     let listHints = ProtobufTestSupport.hints("demo.UserListResponse")

@@ -4,7 +4,7 @@ import CourierTesting
 import Foundation
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct ProtobufRawDecoderTests {
+@Suite(.timeLimit(.minutes(10))) struct ProtobufRawDecoderTests {
     let raw = ProtobufRawDecoder()
 
     @Test func fixtureTextMatchesProtocDecodeRaw() throws {

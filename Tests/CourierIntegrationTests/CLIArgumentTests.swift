@@ -5,7 +5,7 @@ import Testing
 /// The `courier` tool refuses every malformed option value with a readable usage error and exit status 18
 /// (never a trap), and stops reading an input at its limit (standard input fed by an endless generator, an
 /// endless file) with `sizeLimitExceeded`.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct CLIArgumentTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct CLIArgumentTests {
     /// A URL nothing is sent to: every case fails before the call.
     static let url = "http://127.0.0.1:9/users/1"
 

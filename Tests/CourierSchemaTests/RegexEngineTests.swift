@@ -5,7 +5,7 @@ import Testing
 /// Courier's ECMA-262 engine: the patterns that hang a backtracking engine answer at once, deep nesting
 /// and huge repetitions are bounded, backtracking patterns stop at their budget, the semantics follow
 /// ECMAScript, and thousands of random patterns agree with node's `RegExp`.
-@Suite(.timeLimit(.minutes(1))) struct RegexEngineTests {
+@Suite(.timeLimit(.minutes(10))) struct RegexEngineTests {
     private static func matcher(_ pattern: String) throws -> PatternMatcher {
         try PatternMatcher(ecmaScript: pattern)
     }
@@ -244,7 +244,7 @@ import Testing
 /// (`\p{letter}`, `\p{digit}`, as the `Regex` translation it replaced did and as the JSON Schema Test
 /// Suite expects) and rejects script properties (`\p{Script=Greek}`) and patterns whose counted
 /// repetitions expand beyond ``RegexCompiler/maxInstructions``.
-@Suite(.timeLimit(.minutes(1))) struct RegexDifferentialTests {
+@Suite(.timeLimit(.minutes(10))) struct RegexDifferentialTests {
     /// SplitMix64: a small seeded generator, so every run checks the same cases.
     struct Generator: RandomNumberGenerator {
         var state: UInt64

@@ -5,7 +5,7 @@ import Testing
 /// Hostile JSON (and form) bodies: each shape, at a size that would be slow or huge if the parser were
 /// quadratic or unbounded, ends in one enumerated error or the right value. Sizes are chosen for debug
 /// builds; no test measures time or memory (the benchmarks do).
-@Suite(.timeLimit(.minutes(1))) struct JSONHostileInputTests {
+@Suite(.timeLimit(.minutes(10))) struct JSONHostileInputTests {
     /// The error decoding `bytes` with `codec` throws.
     private func decodeError(_ bytes: [UInt8], _ codec: JSONCodec = JSONCodec(), hints: CodingHints = CodingHints())
         throws -> CourierError
