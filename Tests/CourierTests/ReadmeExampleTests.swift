@@ -50,4 +50,18 @@ import Testing
         #expect(error.business(as: ReadmeUserError.self) == .userNotFound)
         #expect(error.message(in: .simplifiedChinese) == "用户不存在~")
     }
+
+    /// The README's "Limits" snippet: limits set once on the codec set bound every decode through it.
+    @Test func theReadmeLimitsSnippetBoundsEveryDecodeThroughTheSet() throws {
+        var limits = DecodingLimits()
+        limits.maximumContainerCount = 5_000_000
+        var codecs = CodecSet.standard
+        codecs.decodingLimits = limits        // every codec of a client (CodingHints.limits: one call)
+
+        let wide = Data(("[" + Array(repeating: "0", count: 1_500_000).joined(separator: ",") + "]").utf8)
+        #expect(try codecs.decode(wide, format: .json).arrayValue?.count == 1_500_000)
+        codecs.decodingLimits?.maximumContainerCount = 1_000
+        let error = try #require(throws: CourierError.self) { try codecs.decode(wide, format: .json) }
+        #expect(error.code == .sizeLimitExceeded)
+    }
 }
