@@ -127,7 +127,7 @@ import Testing
         func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
             started.withLock { $0 += 1 }
             do {
-                try await Task.sleep(for: .seconds(30))
+                try await Task.sleep(for: .seconds(3600))  // until cancelled, however starved the test process is
             } catch {
                 cancelled.withLock { $0 += 1 }
                 throw TransportFailure.cancelled.error()
