@@ -196,20 +196,6 @@ import Testing
         return out
     }
 
-    /// `pair` repeated `count` times.
-    static func repeated(_ pair: [UInt8], _ count: Int) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: pair.count * count) { buffer, initialized in
-            var i = 0
-            for _ in 0..<count {
-                for byte in pair {
-                    buffer[i] = byte
-                    i += 1
-                }
-            }
-            initialized = i
-        }
-    }
-
     @Test func theProtobufDefaultsAreTheSharedOnesWithDepth100() {
         var expected = DecodingLimits()
         expected.maximumDepth = 100
@@ -220,7 +206,7 @@ import Testing
 
     @Test func twoMillionEmptySubMessagesAreRefusedBeforeProtobufC() throws {
         // inners (field 3): `1A 00` is two bytes of input and a whole Inner struct (plus its Value) each.
-        let bytes = Self.repeated([0x1A, 0x00], 2_000_000)
+        let bytes = ProtobufTestSupport.repeated([0x1A, 0x00], 2_000_000)
         let error = try decodeError(bytes, kitchen, sinkHints)
         #expect(error.code == .sizeLimitExceeded)
         #expect(error.detail?.contains("maximumContainerCount") == true)
@@ -228,7 +214,7 @@ import Testing
     }
 
     @Test func repeatedSubMessagesWithinRaisedLimitsDecode() throws {
-        let bytes = Self.repeated([0x1A, 0x02, 0x10, 0x07], 3_000)  // inners: [{values: [7]}] × 3,000
+        let bytes = ProtobufTestSupport.repeated([0x1A, 0x02, 0x10, 0x07], 3_000)  // inners: [{values: [7]}] × 3,000
         let strict = sink { $0.maximumContainerCount = 2_000 }
         #expect(try decodeError(bytes, strict, sinkHints).code == .sizeLimitExceeded)
         let raised = sink { $0.maximumContainerCount = 3_000 }
@@ -239,7 +225,7 @@ import Testing
 
     /// The scan stops at the limit (the millionth tag), before protobuf-c allocates anything.
     @Test func tenMillionUnpackedTagsStopAtTheContainerLimit() throws {
-        let bytes = Self.repeated([0x60, 0x01], 10_000_000)  // unpacked_uint32 (field 12)
+        let bytes = ProtobufTestSupport.repeated([0x60, 0x01], 10_000_000)  // unpacked_uint32 (field 12)
         let error = try decodeError(bytes, kitchen, sinkHints)
         #expect(error.code == .sizeLimitExceeded)
         #expect(error.detail?.contains("maximumContainerCount") == true)
@@ -279,9 +265,9 @@ import Testing
     @Test func wideAndDeepTreesAreBoundedInAll() throws {
         // Node.children (3): 200 children each with 200 empty children = 40,201 messages, 4 values each.
         let leaf: [UInt8] = [0x1A, 0x00]
-        let middle = Self.repeated(leaf, 200)
+        let middle = ProtobufTestSupport.repeated(leaf, 200)
         let child = [0x1A] + Self.varint(UInt64(middle.count)) + middle
-        let bytes = Self.repeated(child, 200)
+        let bytes = ProtobufTestSupport.repeated(child, 200)
         let strict = ProtobufCodec(schema: ProtobufTestSupport.kitchen, options: {
             var options = ProtobufCodec.Options()
             options.limits.maximumTotalValues = 100_000
@@ -315,7 +301,7 @@ import Testing
 
     @Test func aHundredThousandNestedGroupsAreMalformedAtOnce() throws {
         // protobuf-c has no groups: the first start-group key ends the decode.
-        let bytes = Self.repeated([0x0B], 100_000) + Self.repeated([0x0C], 100_000)
+        let bytes = ProtobufTestSupport.repeated([0x0B], 100_000) + ProtobufTestSupport.repeated([0x0C], 100_000)
         let error = try decodeError(bytes, kitchen, nodeHints)
         #expect(error.code == .malformedInput)
         let raw = try #require(throws: CourierError.self) { try ProtobufRawDecoder().decode(Data(bytes)) }

@@ -82,25 +82,11 @@ import Testing
         #expect(try raw.text(bytes).count > 0)
     }
 
-    /// `pair` repeated `count` times.
-    private static func repeated(_ pair: [UInt8], _ count: Int) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: pair.count * count) { buffer, initialized in
-            var i = 0
-            for _ in 0..<count {
-                for byte in pair {
-                    buffer[i] = byte
-                    i += 1
-                }
-            }
-            initialized = i
-        }
-    }
-
     /// A million repeats of one field number build one array in linear time (the old merge copied the
     /// array on every append, hours for ten million). Ten million tags stop at the default limit of a
     /// million (next test).
     @Test func aMillionRepeatsOfOneFieldAreLinear() throws {
-        let bytes = Self.repeated([0x08, 0x01], 999_999) + [0x12, 0x01, 0x41]  // one million fields
+        let bytes = ProtobufTestSupport.repeated([0x08, 0x01], 999_999) + [0x12, 0x01, 0x41]  // one million fields
         let value = try raw.decode(Data(bytes))
         #expect(value["1"]?.arrayValue?.count == 999_999)
         #expect(value["2"] == "A")
@@ -108,7 +94,7 @@ import Testing
     }
 
     @Test func tenMillionTagsStopAtTheContainerLimit() throws {
-        let bytes = Self.repeated([0x08, 0x01], 10_000_000)
+        let bytes = ProtobufTestSupport.repeated([0x08, 0x01], 10_000_000)
         let error = try #require(throws: CourierError.self) { try raw.decode(Data(bytes)) }
         #expect(error.code == .sizeLimitExceeded)
         #expect(error.context.offset == 2_000_000)  // the first field over the limit
@@ -117,7 +103,7 @@ import Testing
     }
 
     @Test func aRaisedContainerLimitLetsMoreTagsThrough() throws {
-        let bytes = Self.repeated([0x08, 0x01], 1_500_000)
+        let bytes = ProtobufTestSupport.repeated([0x08, 0x01], 1_500_000)
         #expect(throws: CourierError.self) { try raw.decode(Data(bytes)) }
         var raised = ProtobufRawDecoder()
         raised.limits.maximumContainerCount = 2_000_000
@@ -128,8 +114,8 @@ import Testing
         var strict = ProtobufRawDecoder()
         strict.limits.maximumTotalValues = 1_000
         // 100 nested messages of 10 varints each: 1,101 values.
-        let inner = Self.repeated([0x08, 0x01], 10)
-        let bytes = Self.repeated([0x0A, UInt8(inner.count)] + inner, 100)
+        let inner = ProtobufTestSupport.repeated([0x08, 0x01], 10)
+        let bytes = ProtobufTestSupport.repeated([0x0A, UInt8(inner.count)] + inner, 100)
         let error = try #require(throws: CourierError.self) { try strict.decode(Data(bytes)) }
         #expect(error.code == .sizeLimitExceeded)
         #expect(try raw.decode(Data(bytes))["1"]?.arrayValue?.count == 100)
@@ -141,17 +127,17 @@ import Testing
     }
 
     @Test func aMillionEmptyLengthDelimitedValues() throws {
-        let value = try raw.decode(Data(Self.repeated([0x0A, 0x00], 1_000_000)))
+        let value = try raw.decode(Data(ProtobufTestSupport.repeated([0x0A, 0x00], 1_000_000)))
         #expect(value["1"]?.arrayValue?.count == 1_000_000)
         #expect(value["1"]?[0] == "")
     }
 
     @Test func deepGroupsFailWithTheDepthCode() throws {
-        let bytes = Self.repeated([0x0B], 100_000) + Self.repeated([0x0C], 100_000)
+        let bytes = ProtobufTestSupport.repeated([0x0B], 100_000) + ProtobufTestSupport.repeated([0x0C], 100_000)
         let error = try #require(throws: CourierError.self) { try raw.decode(Data(bytes)) }
         #expect(error.code == .depthLimitExceeded)
         #expect(throws: CourierError.self) { try raw.text(Data(bytes)) }
-        let fine = Self.repeated([0x0B], 10) + Self.repeated([0x0C], 10)
+        let fine = ProtobufTestSupport.repeated([0x0B], 10) + ProtobufTestSupport.repeated([0x0C], 10)
         #expect(try raw.text(Data(fine)).split(separator: "\n").count == 20)
     }
 }

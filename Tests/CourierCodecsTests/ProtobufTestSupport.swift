@@ -5,6 +5,20 @@ import Testing
 
 /// Paths and helpers shared by the protobuf suites.
 enum ProtobufTestSupport {
+    /// `pair` repeated `count` times.
+    static func repeated(_ pair: [UInt8], _ count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: pair.count * count) { buffer, initialized in
+            var i = 0
+            for _ in 0..<count {
+                for byte in pair {
+                    buffer[i] = byte
+                    i += 1
+                }
+            }
+            initialized = i
+        }
+    }
+
     static let demo: ProtobufSchema = try! ProtobufSchema(contentsOf: Repository.schema("demo.pb"))
     static let kitchen: ProtobufSchema = try! ProtobufSchema(contentsOf: Repository.schema("kitchen_sink.pb"))
 
