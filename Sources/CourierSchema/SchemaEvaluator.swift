@@ -94,7 +94,9 @@ struct SchemaEvaluator {
     /// Why the validation gave up, when it did: the detail of its ``CourierError/Code/validationLimitExceeded``.
     private(set) var exceeded: String?
 
-    private let stack = StackGuard()
+    /// Where the thread's stack ends, looked up on the first check below (at depth 32): finding it costs a
+    /// read of `/proc/self/maps` on a process's main thread, which shallow validations never need.
+    private var stack: StackGuard?
 
     init(program: SchemaProgram, limit: Int, options: CompiledSchema.Options) {
         spans = program.spans
@@ -121,6 +123,13 @@ struct SchemaEvaluator {
                 instanceLocation: instanceLocation, keywordLocation: keywordLocation, keyword: found.keyword,
                 message: "\(shown): \(found.text)")
         }
+    }
+
+    /// Looks up the thread's stack bounds once per validation, when evaluation first nests 32 deep.
+    private mutating func makeStackGuard() -> StackGuard {
+        let guardian = StackGuard()
+        stack = guardian
+        return guardian
     }
 
     // MARK: reporting
@@ -182,7 +191,7 @@ struct SchemaEvaluator {
             giveUp("evaluation nests too deeply here: more than \(limits.maximumDepth) nested subschemas (limit maximumDepth)")
             return false
         }
-        if depth & 7 == 0 && !stack.hasRoom() {
+        if depth & 7 == 0 && depth >= 32 && !(stack ?? makeStackGuard()).hasRoom() {
             giveUp("evaluation nests too deeply here: the thread's stack is nearly full (\(depth) nested subschemas)")
             return false
         }

@@ -416,6 +416,26 @@ import Testing
         Self.expectGivesUp(schema, deep, naming: "maximumDepth")
     }
 
+    /// Past what the thread's stack holds, evaluation gives up (the stack guard, looked up lazily once
+    /// evaluation nests 32 deep) instead of overflowing, whatever `maximumDepth` allows.
+    @Test func theStackGuardStopsEvaluationBeforeTheStackRunsOut() async throws {
+        var options = CompiledSchema.Options()
+        options.maximumDepth = 10_000_000
+        options.maximumReferenceDepth = 10_000_000
+        let schema = try Self.compile(["items": ["$ref": "#"]], options: options)
+        // A detached task: a cooperative thread, whose stack is far smaller than the main thread's.
+        let outcome = await Task.detached { () -> (Bool, String?) in
+            var deep: Value = []
+            for _ in 0..<200_000 { deep = [deep] }
+            let error = try? #require(throws: CourierError.self) { try schema.check(deep) }
+            // Taken apart level by level, so that releasing the value does not recurse 200,000 deep.
+            while case .array(let items) = deep, let inner = items.first { deep = inner }
+            return (error?.code == .validationLimitExceeded, error?.detail)
+        }.value
+        #expect(outcome.0, "\(outcome.1 ?? "no error")")
+        #expect(outcome.1?.contains("stack") == true)
+    }
+
     /// With every violation collected, the reporting mode cannot reuse invalid results (each needs its
     /// violations): the exponential report is cut by the step limit instead of running away.
     @Test func unlimitedReportsGiveUpInsteadOfRunningAway() throws {
