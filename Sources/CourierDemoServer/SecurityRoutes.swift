@@ -71,6 +71,24 @@ public enum DemoSecurity {
         return endpoint
     }
 
+    /// The demo parameter-signing secret (the common `MD5(k1=v1&…&key=SECRET)` scheme, upper-case hex, in
+    /// the parameter `sign`). Public demo material.
+    public static let parameterSigner = ParameterSigner(secret: "courier-demo-parameter-secret-not-for-production")
+
+    /// `GET` (or `DELETE`) `/signed/echo` with `parameters` in the query, or `POST` with them as a form body.
+    /// The server checks the ``parameterSigner`` signature over every query and form pair it received and
+    /// answers them, in order, as `data.pairs` (`[{"name": …, "value": …}]`); a wrong signature is a 401.
+    /// Add ``ParameterSigning`` with ``parameterSigner`` to the module.
+    public static func signedEcho(
+        method: HTTPRequest.Method = .get, module: APIModule, parameters: Value.Object
+    ) -> Endpoint {
+        var endpoint = Endpoint(name: "signedEcho", module: module, method: method, path: "/signed/echo",
+                                body: .object(parameters))
+        if method == .post || method == .put || method == .patch { endpoint.requestFormat = .form }
+        endpoint.responseFormat = .json
+        return endpoint
+    }
+
     /// `POST /secure/users` with an encrypted body.
     public static func createUser(
         _ user: DemoAPI.NewUser, module: APIModule, format: ContentFormat = .json
@@ -85,7 +103,8 @@ public enum DemoSecurity {
     }
 }
 
-/// `GET /secure/users/:id`, `POST /secure/users`: signed requests only, encrypted and signed answers.
+/// `GET /secure/users/:id`, `POST /secure/users`: signed requests only, encrypted and signed answers; and
+/// the parameter-signed `/signed/echo` (``SignedParameterRoutes``).
 struct SecurityRoutes: DemoRouteGroup {
     func register(on router: Router<BasicRequestContext>, state: DemoState, exchange: DemoExchange) {
         var options = SignatureVerifier.Options()
@@ -129,6 +148,50 @@ struct SecurityRoutes: DemoRouteGroup {
                 }
                 return DemoExchange.envelope(data: user.value)
             }
+        }
+        SignedParameterRoutes().register(on: router, state: state, exchange: exchange)
+    }
+}
+
+/// `GET`/`DELETE`/`POST /signed/echo`: parameter signatures (``DemoSecurity/parameterSigner``) verified over
+/// the raw query and form body as received. The text is split and percent-decoded here with Foundation (not
+/// with Courier's parser), `+` read as a space in form bodies only.
+struct SignedParameterRoutes: DemoRouteGroup {
+    func register(on router: Router<BasicRequestContext>, state: DemoState, exchange: DemoExchange) {
+        @Sendable func handle(_ request: Request) async throws -> Response {
+            state.countRequest()
+            var request = request
+            var pairs = Self.pairs(request.uri.query ?? "", plusAsSpace: false)
+            let body = try await request.collectBody(upTo: 1 << 20)
+            if request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true {
+                pairs += Self.pairs(String(decoding: body.readableBytesView, as: UTF8.self), plusAsSpace: true)
+            }
+            do {
+                try DemoSecurity.parameterSigner.verify(pairs)
+            } catch let error as CourierError {
+                return exchange.failure(to: request, code: error.code.number,
+                                        message: "\(error.code.name): \(error.detail ?? "")", status: .unauthorized)
+            }
+            let echoed = pairs.map { pair -> Value in
+                ["name": .string(pair.name), "value": pair.value.map(Value.string) ?? .null]
+            }
+            return exchange.respond(to: request, DemoExchange.envelope(data: ["pairs": .array(echoed)]),
+                                    messageType: nil)
+        }
+        router.get("/signed/echo") { request, _ in try await handle(request) }
+        router.delete("/signed/echo") { request, _ in try await handle(request) }
+        router.post("/signed/echo") { request, _ in try await handle(request) }
+    }
+
+    /// `a=1&b` → pairs, percent-decoded with Foundation (an invalid escape keeps the raw text).
+    static func pairs(_ text: String, plusAsSpace: Bool) -> [QueryItem] {
+        func decode(_ part: Substring) -> String {
+            let raw = plusAsSpace ? part.replacingOccurrences(of: "+", with: " ") : String(part)
+            return raw.removingPercentEncoding ?? raw
+        }
+        return text.split(separator: "&").map { segment in
+            let parts = segment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return QueryItem(decode(parts[0]), parts.count > 1 ? decode(parts[1]) : nil)
         }
     }
 }
