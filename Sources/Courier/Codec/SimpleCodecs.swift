@@ -46,7 +46,7 @@ public struct FormCodec: Codec {
         var order: [String] = []
         var groups: [String: [Value]] = [:]
         var total = 0
-        for item in QueryItem.decode(text.replacingPlus()) {
+        for item in ParameterEncoding.parse(text, plusAsSpace: true) {
             total += 1
             if total > limits.maximumTotalValues {
                 throw DecodingLimits.sizeFailure(
@@ -87,12 +87,6 @@ public struct FormCodec: Codec {
             throw CourierError(.encodingFailed, detail: "a form body must be an object, not \(value.kindName)")
         }
         return Data(try encoding.render(object).utf8)
-    }
-}
-
-extension String {
-    fileprivate func replacingPlus() -> String {
-        String(unicodeScalars.map { $0 == "+" ? " " : Character($0) })
     }
 }
 
