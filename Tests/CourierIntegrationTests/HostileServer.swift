@@ -8,7 +8,7 @@ import HTTPTypes
 /// client leaves), `/gzip-bomb` (`Content-Encoding: gzip`, zeros compressed on the fly, 1 GiB inflated,
 /// never held whole), `/redirect-endless` (a 302 to `/ok` whose body never ends), `/trickle` (declares 1000 bytes, sends one every 100 ms), `/auth/basic`,
 /// `/auth/digest`, `/auth/negotiate`, `/auth/bearer` (401 with that challenge), `/auth/proxy` (407 with
-/// `Proxy-Authenticate`), `/ok` (a small JSON body).
+/// `Proxy-Authenticate`), `/ok` (a small JSON body), `/echo-line/…` (the request line exactly as received).
 ///
 /// ```swift
 /// try await HostileServer.with { server in
@@ -171,6 +171,13 @@ class Handler(BaseHTTPRequestHandler):
             self.small(407, [("Proxy-Authenticate", 'Basic realm="proxy"')])
         elif path == "/ok":
             self.small(200, [], b'{"ok":true}')
+        elif path.startswith("/echo-line/"):
+            body = self.requestline.encode("latin-1")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
         else:
             self.small(404, [], b'{"error":"not found"}')
 
