@@ -69,6 +69,27 @@ import Glibc
         #expect(try XMLTest.decode(xml) == "ok")
     }
 
+    /// DTD attribute defaults multiply: 50 defaults of 20,000 characters on 20,000 empty elements turn 1 MB
+    /// of input into 20 GB of attributes. A default is refused at its declaration.
+    @Test func attributeDefaultsAreRefusedBeforeTheyMultiply() throws {
+        let defaults = (0..<50).map { "a\($0) CDATA \"\(String(repeating: "x", count: 20_000))\"" }.joined(separator: " ")
+        let xml = "<?xml version=\"1.0\"?><!DOCTYPE r [<!ATTLIST e \(defaults)>]><r>"
+            + String(repeating: "<e/>", count: 20_000) + "</r>"
+        let (error, _) = try Self.decodeTimed(xml.utf8)
+        #expect(error.code == .unsafeInput)
+        #expect(error.message.contains("a0"), "\(error.message)")
+        for fixed in ["<!ATTLIST e a CDATA #FIXED \"v\">", "<!ATTLIST e kind (x|y) \"x\">"] {
+            let (refused, _) = try Self.decodeTimed("<!DOCTYPE r [\(fixed)]><r><e/></r>".utf8)
+            #expect(refused.code == .unsafeInput, "\(fixed)")
+        }
+    }
+
+    @Test func attributeDeclarationsWithoutDefaultsAreAccepted() throws {
+        let xml = "<!DOCTYPE r [<!ATTLIST r id ID #IMPLIED kind (x|y) #REQUIRED>]><r kind=\"x\">ok</r>"
+        let value = try XMLTest.decode(xml)
+        #expect(value["@kind"] == "x", "\(value)")
+    }
+
     @Test func undeclaredEntitiesAreMalformed() throws {
         let (error, _) = try Self.decodeTimed("<r>&nbsp;</r>".utf8)
         #expect(error.code == .malformedInput)
@@ -262,11 +283,12 @@ import Glibc
 
     @Test func equalsSignsOutsideStartTagsAreNotAttributes() throws {
         // Comments, CDATA, processing instructions, attribute values, text and the DTD may hold any number
-        // of `=`; only start tags count.
+        // of `=`; only start tags count. (An attribute default in the DTD is refused: see
+        // attributeDefaultsAreRefusedBeforeTheyMultiply.)
         let many = String(repeating: "x=1 ", count: 2_000)
         let xml = """
             <?xml version="1.0"?>
-            <!DOCTYPE r [<!ATTLIST r b CDATA "\(many)"><!-- \(many) --><?pi \(many) "?>]>
+            <!DOCTYPE r [<!ATTLIST r b CDATA #IMPLIED><!-- \(many) --><?pi \(many) "?>]>
             <r b="\(many)"><!-- \(many) <a \(many)> --><![CDATA[\(many) <a \(many)>]]><?pi \(many)?>\(many.replacingOccurrences(of: "x", with: "y"))</r>
             """
         let value = try XMLCodec().decode(Data(xml.utf8), hints: CodingHints())

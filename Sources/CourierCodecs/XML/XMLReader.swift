@@ -154,6 +154,18 @@ enum XMLReader {
                     ? "the document declares the external entity \(entity)"
                     : "the document declares the entity \(entity); entity declarations are not accepted")
         }
+        // A default attribute value is copied onto every element it applies to: a small internal subset
+        // would multiply into gigabytes no size limit sees in the input. Declarations without a default
+        // (#IMPLIED, #REQUIRED) change nothing and pass. The callback owns the enumeration libxml2 hands it.
+        sax.attributeDecl = { ctx, element, name, _, _, defaultValue, tree in
+            if let tree { xmlFreeEnumeration(tree) }
+            guard defaultValue != nil else { return }
+            let attribute = name.map { String(cString: $0) } ?? ""
+            let owner = element.map { String(cString: $0) } ?? ""
+            saxBuilder(ctx).pointee.refuse(
+                "the document declares a default value for the attribute \(attribute) of <\(owner)>; attribute "
+                    + "defaults are not accepted (each would be copied onto every such element)")
+        }
         sax.unparsedEntityDecl = { ctx, name, _, _, _ in
             let entity = name.map { String(cString: $0) } ?? ""
             saxBuilder(ctx).pointee.refuse("the document declares the external unparsed entity \(entity)")
