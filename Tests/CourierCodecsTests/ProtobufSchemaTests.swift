@@ -86,6 +86,42 @@ import Testing
         #expect(error.detail?.contains("broken.proto:2") == true)
     }
 
+    /// Messages that reach themselves through several fields (and through map values): loading, the shape,
+    /// decoding and encoding stay linear — the shape unrolled 32 levels used to cost 2^32 per message.
+    @Test(.timeLimit(.minutes(10)))
+    func messagesThatReferToThemselvesTwiceStayCheap() throws {
+        try #require(ProtobufTestSupport.hasProtoc)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("courier-proto-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("recursive.proto")
+        try Data("""
+            syntax = "proto3";
+            package t;
+            message R { R r = 1; R s = 2; repeated R rs = 3; int32 v = 4; }
+            message M { map<string, M> m = 1; M n = 2; }
+            """.utf8).write(to: file)
+        let schema = try ProtobufSchema(contentsOf: file)
+        for name in ["t.R", "t.M"] {
+            let shape = try #require(schema.shape(of: name))
+            guard case .object(let members) = shape else {
+                Issue.record("\(name): \(shape)")
+                continue
+            }
+            #expect(!members.isEmpty)
+            let codec = ProtobufCodec(schema: schema)
+            var hints = CodingHints()
+            hints.messageType = name
+            #expect(try codec.decode(Data(), hints: hints).objectValue != nil)
+            #expect(try codec.encode([:], hints: hints).isEmpty)
+        }
+        let codec = ProtobufCodec(schema: schema)
+        var hints = CodingHints()
+        hints.messageType = "t.R"
+        let nested: Value = ["r": ["s": ["v": 7], "rs": [["v": 1], ["v": 2]]]]
+        #expect(try codec.decode(codec.encode(nested, hints: hints), hints: hints)["r"]?["s"]?["v"] == 7)
+    }
+
     @Test func badDescriptorSetsAreConfigurationErrors() throws {
         let garbage = try #require(throws: CourierError.self) { try ProtobufSchema(descriptorSet: Data([0x0A, 0x05, 0x01])) }
         #expect(garbage.code == .invalidConfiguration)
