@@ -153,13 +153,20 @@ public struct SchemaRegistry: Sendable {
     }
 
     /// Adds a schema from JSON bytes (see ``add(_:uri:)``).
+    /// Why a schema document did not parse, as the JSON decoder said it (malformed, nested too deeply, over a
+    /// size limit), so the caller sees the real cause rather than only "not valid JSON".
+    static func reason(_ error: any Error) -> String {
+        guard let courier = error as? CourierError else { return "\(error)" }
+        return "\(courier.message) [\(courier.code)]"
+    }
+
     @discardableResult
     public mutating func add(json data: Data, uri: String? = nil) throws -> String {
         let value: Value
         do {
             value = try JSONCodec().decode(data, hints: CodingHints())
         } catch {
-            throw CourierError(.invalidSchema, detail: "the schema is not valid JSON", underlying: error)
+            throw CourierError(.invalidSchema, detail: "the schema could not be read as JSON: \(Self.reason(error))", underlying: error)
         }
         return try add(value, uri: uri)
     }
@@ -178,7 +185,7 @@ public struct SchemaRegistry: Sendable {
         do {
             value = try JSONCodec().decode(data, hints: CodingHints())
         } catch {
-            throw CourierError(.invalidSchema, detail: "\(url.path) is not valid JSON", underlying: error)
+            throw CourierError(.invalidSchema, detail: "\(url.path) could not be read as JSON: \(Self.reason(error))", underlying: error)
         }
         var name = uri ?? url.absoluteURL.absoluteString
         if uri == nil, let declared = value["$id"]?.stringValue, URIReference(declared).isAbsolute {

@@ -155,6 +155,15 @@ import Testing
 
 /// Hostile instances end in a result, never a crash.
 @Suite struct SchemaRobustnessTests {
+    /// A schema document the JSON decoder refuses says why (here: nested too deeply), not only "not JSON".
+    @Test func aSchemaNestedTooDeeplyNamesTheDepthLimit() throws {
+        let text = String(repeating: #"{"not":"#, count: 100_000) + "{}" + String(repeating: "}", count: 100_000)
+        var registry = SchemaRegistry()
+        let error = try #require(throws: CourierError.self) { try registry.add(json: Data(text.utf8)) }
+        #expect(error.code == .invalidSchema)
+        #expect(error.detail?.contains("depthLimitExceeded") == true, "\(error.detail ?? "")")
+    }
+
     @Test func deeplyNestedInstanceWithRecursiveSchema() throws {
         var registry = SchemaRegistry()
         let uri = try registry.add(["type": "array", "items": ["$ref": "#"]], uri: "https://courier.example/t/deep.json")
