@@ -31,6 +31,7 @@ import Testing
         (["send", "GET", url, "--timeout", "0x10"], "--timeout takes a number of seconds"),
         (["send", "GET", url, "--timeout"], "Missing value for '--timeout"),
         (["send", "GET", url, "--no-such-option"], "Unknown option '--no-such-option'"),
+        (["send", "GET", "http://127.0.0.1:99999/x"], "names the port 99999, outside 0–65535"),
         (["serve", "--port", "70000"], "--port must be between 0 and 65535, not '70000'"),
         (["serve", "--port=-1"], "--port must be between 0 and 65535, not '-1'"),
         (["serve", "--port", "99999999999999999999999"], "--port must be between 0 and 65535"),

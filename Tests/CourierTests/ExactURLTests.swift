@@ -42,4 +42,13 @@ import Testing
         #expect(head.path == "/a%2Fb?x=%26")
         #expect(head.authority == "127.0.0.1:8080")
     }
+
+    @Test(arguments: ["http://127.0.0.1:99999/x", "http://127.0.0.1:65536/x"])
+    func aPortOutsideItsRangeIsAnInvalidURL(path: String) async throws {
+        let transport = InMemoryTransport.successful()
+        let endpoint = Endpoint(name: "bad", module: APIModule(name: "files", service: service), path: path)
+        let error = try await #require(throws: CourierError.self) { try await Client(transport: transport).send(endpoint) }
+        #expect(error.code == .invalidURL)
+        #expect(transport.requests.isEmpty)
+    }
 }

@@ -113,6 +113,10 @@ public struct Endpoint: Sendable {
             throw CourierError(.invalidURL, detail: "'\(text)' is not an absolute URL",
                                context: .init(module: module.name, endpoint: name))
         }
+        if let port = url.port, !(0...65535).contains(port) {
+            throw CourierError(.invalidURL, detail: "'\(text)' names the port \(port), outside 0–65535",
+                               context: .init(module: module.name, endpoint: name))
+        }
         return url
     }
 }
