@@ -30,6 +30,8 @@ public struct SchemaValidation: Interceptor {
     public var defaultSchema: String?
 
     public var name: String { "SchemaValidation" }
+    /// ``Courier/InterceptorRole/validation``.
+    public var role: InterceptorRole { .validation }
 
     /// A validation stage over `registry`.
     public init(registry: SchemaRegistry, options: CompiledSchema.Options = .init(), defaultSchema: String? = nil) {
@@ -48,7 +50,7 @@ public struct SchemaValidation: Interceptor {
             request.responseHints.shape = schema.shape
         }
         let response = try await next(request)
-        guard response.isSuccessful, let value = response.value, context.businessFailure(in: response) == nil else {
+        guard response.succeeded, let value = response.value else {
             return response
         }
         do {

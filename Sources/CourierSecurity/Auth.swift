@@ -153,7 +153,7 @@ public actor CredentialStore {
     }
 }
 
-/// Sends `Authorization: Bearer <token>` from a ``CredentialStore`` (application phase, named `BearerAuth`).
+/// Sends `Authorization: Bearer <token>` from a ``CredentialStore`` (``Courier/InterceptorRole/shaping`` role, named `BearerAuth`).
 /// When the server says the token expired — an HTTP status in ``Options/expiryStatuses`` (401) or a
 /// business code in ``Options/expiryCodes`` — it refreshes once (single flight across concurrent calls)
 /// and replays the original call once with the new token. A replay that is rejected again fails with
@@ -239,7 +239,9 @@ public struct BearerAuth: Interceptor {
         if options.expiryStatuses.contains(Int(response.head.status.code)) { return true }
         guard !options.expiryCodes.isEmpty else { return false }
         if context.module.businessRule != nil {
-            return context.businessFailure(in: response).map { options.expiryCodes.contains($0.code) } ?? false
+            // The outcome the errorMapping stage decided (once) for this response.
+            let business = response.failure?.businessFailure ?? context.businessFailure(in: response)
+            return business.map { options.expiryCodes.contains($0.code) } ?? false
         }
         guard let code = response.value?[path: options.codePath]?.int64Value else { return false }
         return options.expiryCodes.contains(Int(code))

@@ -7,7 +7,7 @@ import HTTPTypes
 
 /// Adds parameters every call of a module carries — app version, platform, user id, session id, device id,
 /// timestamp, request id, anything else — evaluated per call, to the query, the body or the header fields
-/// (application phase, named `CommonParameters`).
+/// (shaping role, named `CommonParameters`).
 ///
 /// The body placement edits the request's ``CourierRequest/payload`` before the codec stage, so it works
 /// for every format (JSON, XML, protobuf, form); for GET, HEAD and DELETE the codec stage moves payload

@@ -407,7 +407,7 @@ public struct EnvelopeSealer: Sendable {
     }
 }
 
-/// Encrypts request bodies and decrypts response bodies with an ``EnvelopeSealer`` (network phase, named
+/// Encrypts request bodies and decrypts response bodies with an ``EnvelopeSealer`` (network role, named
 /// `EnvelopeEncryption`).
 ///
 /// On the way out, a non-empty body is sealed under the ring's current key: `Content-Type` becomes the
@@ -450,8 +450,8 @@ public struct EnvelopeEncryption: Interceptor {
 
     /// `EnvelopeEncryption`.
     public var name: String { "EnvelopeEncryption" }
-    /// ``InterceptorPhase/network``.
-    public var phase: InterceptorPhase { .network }
+    /// ``Courier/InterceptorRole/network``.
+    public var role: InterceptorRole { .network }
 
     public func intercept(
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext

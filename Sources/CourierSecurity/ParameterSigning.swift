@@ -161,7 +161,7 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
     }
 }
 
-/// Signs a request's parameters with a ``ParameterSigner`` (application phase, named `ParameterSigning`),
+/// Signs a request's parameters with a ``ParameterSigner`` (``Courier/InterceptorRole/shaping`` role, named `ParameterSigning`),
 /// optionally after adding a timestamp and a nonce; the signature is added as one more parameter.
 ///
 /// **What is signed is what is sent.** The signed pairs are read back from the final text, rendered by the

@@ -7,7 +7,7 @@ public import Crypto
 public import HTTPTypes
 import Logging
 
-/// Signs requests with HMAC-SHA256 over their ``CanonicalRequest`` (network phase: it signs the bytes
+/// Signs requests with HMAC-SHA256 over their ``CanonicalRequest`` (network role: it signs the bytes
 /// actually sent) and, optionally, checks the server's signature over each response body.
 ///
 /// It adds these header fields:
@@ -70,8 +70,8 @@ public struct RequestSigning: Interceptor {
 
     /// `RequestSigning`.
     public var name: String { "RequestSigning" }
-    /// ``InterceptorPhase/network``.
-    public var phase: InterceptorPhase { .network }
+    /// ``Courier/InterceptorRole/network``.
+    public var role: InterceptorRole { .network }
 
     public func intercept(
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext

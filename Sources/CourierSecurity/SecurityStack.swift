@@ -19,7 +19,7 @@
 /// - Common parameters come first so that both signatures cover them.
 /// - Auth sits outside the signing stages, so its replay re-runs them: a replayed call gets a fresh
 ///   timestamp and nonce (the verifier would reject the old ones as a replay).
-/// - `ParameterSigning` works on parameters (query and payload), so it is an application-phase stage.
+/// - `ParameterSigning` works on parameters (query and payload), so it is a shaping-role stage.
 /// - Encryption runs before request signing on the way out (it is the outer of the two network stages), so
 ///   the signature covers the bytes actually sent — the ciphertext. A server verifies the signature and
 ///   replay window first and decrypts only authentic requests; on the way back the response signature is
@@ -39,24 +39,25 @@
 /// let secure = APIModule(name: "secure", service: api).secured(stack)
 /// ```
 public struct SecurityStack: Sendable {
-    /// Common parameters (application phase).
+    /// Common parameters (shaping role).
     public var commonParameters: CommonParameters?
-    /// Bearer auth with refresh (application phase).
+    /// Bearer auth with refresh (shaping role).
     public var auth: BearerAuth?
-    /// The legacy sorted-parameter signature (application phase).
+    /// The legacy sorted-parameter signature (shaping role).
     public var parameterSigning: ParameterSigning?
-    /// Body encryption (network phase).
+    /// Body encryption (network role).
     public var encryption: EnvelopeEncryption?
-    /// HMAC request signing (network phase).
+    /// HMAC request signing (network role).
     public var signing: RequestSigning?
 
     /// An empty stack; set the stages you need.
     public init() {}
 
-    /// The stage names in chain order (with the codec stage and the transport for reference).
+    /// The stage names in chain order, with the built-in stages and the transport for reference (see
+    /// ``Courier/Interceptor`` for the role order).
     public static let order = [
-        "CommonParameters", "BearerAuth", "ParameterSigning", "codec", "EnvelopeEncryption", "RequestSigning",
-        "transport",
+        "result", "CommonParameters", "BearerAuth", "ParameterSigning", "routing", "errorMapping", "codec",
+        "EnvelopeEncryption", "RequestSigning", "transport",
     ]
 
     /// The configured stages, outermost first.

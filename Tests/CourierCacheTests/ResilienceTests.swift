@@ -198,14 +198,22 @@ import Testing
 
         for _ in 0..<36 { _ = try await client.send(endpoint) }
         down.withLock { _ = $0.insert("a.test") }
-        for _ in 0..<4 { await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) } }
+        // Each call meets the refused connection and is routed on to b.test at once: it succeeds, while the
+        // failure still counts against a.test's window.
+        for _ in 0..<4 {
+            _ = try await client.send(endpoint)
+            #expect(transport.requests.suffix(2).map(\.head.authority) == ["a.test", "b.test"])
+        }
         #expect(service.currentBaseURL.host == "a.test")          // 4 of 40: not past 10 %
-        await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) }
+        _ = try await client.send(endpoint)
         #expect(service.currentBaseURL.host == "b.test")
         #expect(switches.withLock { $0 } == ["b.test"])
+        let sent = transport.requests.count
         _ = try await client.send(endpoint)
+        #expect(transport.requests.count == sent + 1)             // later calls start on b.test
         #expect(transport.requests.last?.head.authority == "b.test")
-        #expect(failover.window(of: service).count == 1)
+        // The new window holds the switching call's own success on b.test and this call's.
+        #expect(failover.window(of: service).count == 2)
     }
 
     @Test func httpErrorsDoNotCountAsNetworkFailures() async throws {

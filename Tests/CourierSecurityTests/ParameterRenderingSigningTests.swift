@@ -226,7 +226,7 @@ import CourierSecurity
         // A stage between parameter signing and request signing that changes the rendering breaks the
         // parameter signature: the check is real.
         struct Rewrite: Interceptor {
-            var phase: InterceptorPhase { .network }
+            var role: InterceptorRole { .network }
             func intercept(_ request: CourierRequest, context: InterceptorContext, next: InterceptorNext) async throws
                 -> CourierResponse {
                 var request = request

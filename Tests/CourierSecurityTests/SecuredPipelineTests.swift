@@ -73,7 +73,10 @@ import CourierSecurity
         #expect(sent.head.headerFields[HTTPField.Name("X-Courier-Signature")!]?.count == 64)
 
         let trace = try #require(reply.metadata.trace)
-        #expect(trace.stages.map(\.name) == ["CommonParameters", "codec", "EnvelopeEncryption", "RequestSigning", "transport"])
+        #expect(trace.stages.map(\.name) == [
+            "result", "CommonParameters", "routing", "errorMapping", "codec", "EnvelopeEncryption", "RequestSigning",
+            "transport",
+        ])
     }
 
     @Test func stackOrderIsTheDocumentedOne() throws {

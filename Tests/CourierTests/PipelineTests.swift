@@ -13,7 +13,7 @@ final class OrderLog: Sendable {
 
 struct Tagging: Interceptor {
     var name: String
-    var phase: InterceptorPhase = .application
+    var role: InterceptorRole = .shaping
     var log: OrderLog
 
     func intercept(_ request: CourierRequest, context: InterceptorContext, next: InterceptorNext) async throws
@@ -79,14 +79,16 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
             return jsonResponse(#"{"code":0}"#)
         }
         var module = APIModule(name: "user", service: service)
-        module.interceptors = [Tagging(name: "M1", log: log), Tagging(name: "M2net", phase: .network, log: log)]
+        module.interceptors = [Tagging(name: "M1", log: log), Tagging(name: "M2net", role: .network, log: log)]
         var endpoint = Endpoint(name: "get", module: module, path: "/u")
-        endpoint.interceptors = [Tagging(name: "E1net", phase: .network, log: log), Tagging(name: "E2", log: log)]
+        endpoint.interceptors = [Tagging(name: "E1net", role: .network, log: log), Tagging(name: "E2", log: log)]
         let client = Client(
             transport: transport,
-            configuration: .init(interceptors: [Tagging(name: "G1", log: log), Tagging(name: "G2net", phase: .network, log: log)]))
+            configuration: .init(interceptors: [Tagging(name: "G1", log: log), Tagging(name: "G2net", role: .network, log: log)]))
 
-        #expect(client.pipeline(for: endpoint).stageNames == ["G1", "M1", "E2", "codec", "G2net", "M2net", "E1net", "transport"])
+        #expect(client.pipeline(for: endpoint).stageNames == [
+            "result", "G1", "M1", "E2", "routing", "errorMapping", "codec", "G2net", "M2net", "E1net", "transport",
+        ])
         _ = try await client.send(endpoint)
         #expect(log.all == [
             ">G1", ">M1", ">E2", ">G2net", ">M2net", ">E1net",
@@ -104,7 +106,9 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         let client = Client(transport: transport)
         _ = try await client.send(Endpoint(name: "t", module: topics, path: "/topics"))
         #expect(log.all.isEmpty)
-        #expect(client.pipeline(for: Endpoint(name: "t", module: topics, path: "/t")).stageNames == ["codec", "transport"])
+        #expect(client.pipeline(for: Endpoint(name: "t", module: topics, path: "/t")).stageNames == [
+            "result", "routing", "errorMapping", "codec", "transport",
+        ])
         _ = try await client.send(Endpoint(name: "u", module: users, path: "/users"))
         #expect(log.all == [">UserOnly", "<UserOnly"])
     }
@@ -118,8 +122,8 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         #expect(reply.metadata.source == .synthesized)
         #expect(transport.requests.isEmpty)
         let trace = try #require(reply.metadata.trace)
-        #expect(trace.stages.map(\.name) == ["ShortCircuit"])
-        #expect(trace.stages[0].nextCalls == 0)
+        #expect(trace.stages.map(\.name) == ["result", "ShortCircuit"])
+        #expect(trace.stages[1].nextCalls == 0)
     }
 
     @Test func anInterceptorCanRetryByCallingNextAgain() async throws {
@@ -133,7 +137,7 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         let reply = try await Client(transport: transport).send(endpoint, options: .init(trace: true))
         #expect(reply.value["ok"] == true)
         #expect(attempts.withLock { $0 } == 2)
-        #expect(reply.metadata.trace?.stages.first?.nextCalls == 2)
+        #expect(reply.metadata.trace?.stages.first { $0.name == "RetryOnce" }?.nextCalls == 2)
     }
 
     @Test func traceRecordsWhatEachStageChanged() async throws {
@@ -144,12 +148,13 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         let transport = InMemoryTransport { _, body in jsonResponse(String(decoding: body ?? Data(), as: UTF8.self)) }
         let reply = try await Client(transport: transport).send(endpoint, options: .init(trace: true))
         let trace = try #require(reply.metadata.trace)
-        #expect(trace.stages.map(\.name) == ["Stamp", "codec", "transport"])
-        #expect(trace.stages[0].requestChanges == ["+header X-Seen: Stamp"])
-        #expect(trace.stages[1].requestChanges.contains { $0.hasPrefix("body none → ") && $0.hasSuffix("B json") })
-        #expect(trace.stages[1].responseChanges.contains("decoded json → object(1)"))
-        #expect(trace.stages[2].requestChanges == ["POST http://api.test/users"])
-        #expect(String(describing: trace).contains("1. Stamp"))
+        #expect(trace.stages.map(\.name) == ["result", "Stamp", "routing", "errorMapping", "codec", "transport"])
+        #expect(trace.stages[1].requestChanges == ["+header X-Seen: Stamp"])
+        #expect(trace.stages[4].requestChanges.contains { $0.hasPrefix("body none → ") && $0.hasSuffix("B json") })
+        #expect(trace.stages[4].responseChanges.contains("decoded json → object(1)"))
+        #expect(trace.stages[5].requestChanges == ["POST http://api.test/users"])
+        #expect(String(describing: trace).contains("2. Stamp"))
+        #expect(String(describing: trace).contains("4. errorMapping"))
     }
 
     @Test func getPayloadGoesToTheQuery() async throws {

@@ -41,10 +41,14 @@ import Testing
 
         let reply = try await client.send(getUser(7, users), decoding: Envelope<User>.self, options: .init(trace: true))
         #expect(reply.value.data.name == "Ada")
-        #expect(reply.metadata.trace?.stages.map(\.name) == ["RequestID", "SetHeaders", "codec", "transport"])
+        #expect(reply.metadata.trace?.stages.map(\.name) == [
+            "result", "RequestID", "SetHeaders", "routing", "errorMapping", "codec", "transport",
+        ])
         let raw = try await client.send(getUser(7, users))
         #expect(raw.value["data"]?["email"] == "ada@example.com")
-        #expect(client.pipeline(for: getUser(1, topics)).stageNames == ["RequestID", "SetHeaders", "codec", "transport"])
+        #expect(client.pipeline(for: getUser(1, topics)).stageNames == [
+            "result", "RequestID", "SetHeaders", "routing", "errorMapping", "codec", "transport",
+        ])
 
         let error = try await #require(throws: CourierError.self) { try await client.send(getUser(8, users)) }
         #expect(error.business(as: ReadmeUserError.self) == .userNotFound)

@@ -26,7 +26,7 @@ public import Logging
 public final class Client: Sendable {
     /// Client-wide settings.
     public struct Configuration: Sendable {
-        /// Interceptors for every call, outermost of their phase.
+        /// Interceptors for every call, first within their role.
         public var interceptors: [any Interceptor]
         /// The codecs, one per format.
         public var codecs: CodecSet
@@ -165,10 +165,7 @@ public final class Client: Sendable {
         var path = components?.percentEncodedPath ?? ""
         if path.isEmpty { path = "/" }
         if let query = components?.percentEncodedQuery { path += "?" + query }
-        var authority = url.host ?? ""
-        if authority.contains(":") { authority = "[\(authority)]" }
-        if let port = url.port { authority += ":\(port)" }
-        var head = HTTPRequest(method: endpoint.method, scheme: url.scheme, authority: authority, path: path)
+        var head = HTTPRequest(method: endpoint.method, scheme: url.scheme, authority: url.courierAuthority, path: path)
         head.headerFields = endpoint.module.headers
         for field in endpoint.headers {
             head.headerFields[field.name] = nil
@@ -182,12 +179,13 @@ public final class Client: Sendable {
         return CourierRequest(
             head: head, payload: endpoint.rawBody == nil ? endpoint.body : nil, body: endpoint.rawBody,
             format: endpoint.requestFormat, hints: hints, responseFormat: endpoint.responseFormat,
-            responseHints: responseHints, timeout: endpoint.timeout, isReplayable: endpoint.isReplayable)
+            responseHints: responseHints, timeout: endpoint.timeout, isReplayable: endpoint.isReplayable,
+            baseURL: endpoint.isAbsolute ? nil : endpoint.module.service.currentBaseURL)
     }
 
     private func perform<T: Sendable>(
         _ id: CallID, _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?,
-        decode: @Sendable (Value) throws -> T
+        decode: @escaping @Sendable (Value) throws -> T
     ) async throws -> Reply<T> {
         var logger = configuration.logger
         logger[metadataKey: "call"] = "\(id)"
@@ -197,6 +195,7 @@ public final class Client: Sendable {
             guard let self else { return Task { await work() } }
             return self.startBackground(module: module, endpoint: endpoint, work)
         }
+        if T.self != Value.self { context.resultDecoder = { try decode($0) } }
         var errorContext = context.errorContext
         let clock = ContinuousClock()
         let started = clock.now
@@ -211,12 +210,16 @@ public final class Client: Sendable {
                                             "request": "\(request.summary)"])
             let response = try await pipeline(for: endpoint).execute(request, context: context, recorder: recorder)
             errorContext.status = Int(response.head.status.code)
-            let value = try check(response, context: context)
             let decoded: T
-            do {
-                decoded = try decode(value)
-            } catch {
-                throw CourierError.wrap(error, as: .typeMismatch)
+            if let typed = response.decoded as? T {
+                decoded = typed
+            } else if let value = (response.value ?? .null) as? T {
+                decoded = value
+            } else {
+                // A stage above `result` replaced the response: decode it here.
+                do { decoded = try decode(response.value ?? .null) } catch {
+                    throw CourierError.wrap(error, as: .typeMismatch)
+                }
             }
             let metadata = ResponseMetadata(
                 callID: id, status: response.head.status, headerFields: response.head.headerFields,
@@ -233,28 +236,6 @@ public final class Client: Sendable {
             logger.debug("failed", metadata: ["error": "\(failure)"])
             throw failure
         }
-    }
-
-    /// The built-in outermost step: HTTP error statuses and business codes become errors.
-    private func check(_ response: CourierResponse, context: InterceptorContext) throws -> Value {
-        let business = context.businessFailure(in: response)
-        guard response.isSuccessful else {
-            var error = CourierError(.http(status: Int(response.head.status.code)))
-            error.context.status = Int(response.head.status.code)
-            if let business, let message = business.serverMessage, !message.isEmpty {
-                error.detail = "The server said: \(message) (code \(business.code))"
-            } else if let message = response.value?["message"]?.stringValue, !message.isEmpty {
-                error.detail = "The server said: \(message)"
-            }
-            throw error
-        }
-        if let business {
-            var error = CourierError(.business)
-            error.businessFailure = business
-            error.context.status = Int(response.head.status.code)
-            throw error
-        }
-        return response.value ?? .null
     }
 
     // MARK: - Cancellation

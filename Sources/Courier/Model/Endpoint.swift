@@ -61,7 +61,7 @@ public struct Endpoint: Sendable {
     public var priority: Priority
     /// Free-form tags (metrics, logging, cancellation groups).
     public var tags: Set<String>
-    /// Interceptors for this endpoint only, innermost of their phase.
+    /// Interceptors for this endpoint only, last within their role.
     public var interceptors: [any Interceptor]
     /// Whether the request may be replayed (retry, auth refresh); false for streamed bodies.
     public var isReplayable: Bool
@@ -98,7 +98,7 @@ public struct Endpoint: Sendable {
     /// The absolute URL of the call with the service's current base URL and the query.
     public func url() throws -> URL {
         let base: String
-        if path.hasPrefix("http://") || path.hasPrefix("https://") {
+        if isAbsolute {
             base = path
         } else {
             var root = module.service.currentBaseURL.absoluteString
@@ -119,6 +119,11 @@ public struct Endpoint: Sendable {
         }
         return url
     }
+}
+
+extension Endpoint {
+    /// Whether ``path`` is an absolute URL (the endpoint is not routed to its service's hosts).
+    var isAbsolute: Bool { path.hasPrefix("http://") || path.hasPrefix("https://") }
 }
 
 /// Scheduling priority of a call. Higher runs first when calls queue.

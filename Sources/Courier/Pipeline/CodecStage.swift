@@ -5,7 +5,7 @@ import Foundation
 #endif
 import HTTPTypes
 
-/// The built-in stage between the application and network phases (named `codec`). On the way out it
+/// The built-in stage just above the network role (named `codec`). On the way out it
 /// encodes ``CourierRequest/payload`` into ``CourierRequest/body`` with the request's format (for GET, HEAD
 /// and DELETE an object payload's members go to the query instead, rendered by the call's
 /// ``ParameterEncoding`` — ``InterceptorContext/parameterEncoding`` — after any query already there) and sets `Content-Type` and `Accept`; on the

@@ -4,21 +4,37 @@ public import Logging
 /// may change the request, awaits `next`, and may change the response or the error on the way back. It can
 /// answer without calling `next` (a cache) or call `next` more than once (a retry).
 ///
-/// **Order.** A call's chain is built once, as an immutable ``Pipeline``, from one explicit list:
-/// the client's global interceptors, then the module's, then the endpoint's — outermost first. Within that
-/// list, interceptors are grouped by ``phase`` (stable, so the global → module → endpoint order holds in each
-/// phase):
+/// ## The order of a call: by role, then by scope
 ///
-/// 1. ``InterceptorPhase/application`` interceptors see the request before encoding (``CourierRequest/payload``
-///    is a ``Value``) and the response after decoding (``CourierResponse/value`` is set): common parameters,
-///    auth, caching, retry, validation, logging.
-/// 2. The codec stage (named `codec`): encodes the payload with the request's format, decodes the response by
-///    its `Content-Type` (or the endpoint's expected format).
-/// 3. ``InterceptorPhase/network`` interceptors see the encoded bytes: signing, encryption, compression.
-/// 4. The transport.
+/// Every call passes the same fixed sequence of roles, whatever scope an interceptor was registered in. An
+/// interceptor declares its ``role``; within one role, the client's (global) interceptors come first, then
+/// the module's, then the endpoint's, each list in its own order. The built-in stages (in *italics* below)
+/// are always there, at fixed places:
 ///
-/// So on the way out: application (global → module → endpoint) → encoding → network (global → module →
-/// endpoint) → transport; on the way back the exact reverse.
+/// ```text
+///  caller ─▶ observation ─▶ result ─▶ shaping ─▶ cache ─▶ validation ─▶ resilience ─▶ routing ─▶ routing*
+///                                                                                                  │
+///  transport ◀─ network ◀─ codec* ◀─ errorMapping* ◀──────────────────────────────────────────────────┘
+/// ```
+///
+/// | Role | Sees | Built-in interceptors |
+/// |---|---|---|
+/// | ``InterceptorRole/observation`` | the call as the caller gets it (outcome after error mapping and typed decoding) and, through ``InterceptorContext/onSend(_:)``, every request as it is sent | `LoggingInterceptor`, `MetricsInterceptor`, `LifecycleInterceptor` |
+/// | *`result`* | throws the outcome's error, decodes the typed model (so observers count decoding failures) | built in |
+/// | ``InterceptorRole/shaping`` | the payload as a ``Value``: what the request says and who sends it | `CommonParameters`, `BearerAuth`, `ParameterSigning`, ``SetHeaders``, ``RequestID`` |
+/// | ``InterceptorRole/cache`` | the request as shaped (parameters and credentials included in its key) | `CacheInterceptor` |
+/// | ``InterceptorRole/validation`` | the decoded response of a successful outcome | `SchemaValidation` |
+/// | ``InterceptorRole/resilience`` | each attempt's outcome | `RetryInterceptor`, `ConcurrencyLimiter` |
+/// | ``InterceptorRole/routing`` | each attempt, before its host is chosen | `FailoverInterceptor` |
+/// | *`routing`* | picks the host of every attempt at send time (``RoutingStage``) | built in |
+/// | *`errorMapping`* | evaluates each response once: status and business code → ``CourierResponse/failure`` | built in (``ErrorMappingStage``) |
+/// | *`codec`* | encodes the payload, decodes the body | built in (``CodecStage``) |
+/// | ``InterceptorRole/network`` | the bytes as sent and received | `Envelope` encryption, `RequestSigning` |
+///
+/// So a cache registered globally still keys on a module's common parameters and credentials, a global
+/// logger logs the request with its auth and signature, and retry and failover move the failing call
+/// itself to another host. Stages above `errorMapping` read the mapped outcome
+/// (``CourierResponse/failure``) instead of deciding again what counts as a failure.
 ///
 /// ```swift
 /// struct AddVersionHeader: Interceptor {
@@ -34,8 +50,8 @@ public import Logging
 public protocol Interceptor: Sendable {
     /// The name shown in chain listings and traces (default: the type's name).
     var name: String { get }
-    /// Where the interceptor sits relative to the codec stage (default ``InterceptorPhase/application``).
-    var phase: InterceptorPhase { get }
+    /// The interceptor's place in the chain (default ``InterceptorRole/shaping``).
+    var role: InterceptorRole { get }
     /// Handles one request.
     func intercept(_ request: CourierRequest, context: InterceptorContext, next: InterceptorNext) async throws
         -> CourierResponse
@@ -43,17 +59,40 @@ public protocol Interceptor: Sendable {
 
 extension Interceptor {
     public var name: String { String(describing: Self.self) }
-    public var phase: InterceptorPhase { .application }
+    public var role: InterceptorRole { .shaping }
 }
 
-/// Which side of the codec stage an interceptor runs on.
-public enum InterceptorPhase: Int, Sendable, Comparable, CaseIterable {
-    /// Before encoding and after decoding: sees ``Value``s.
-    case application
-    /// After encoding and before decoding: sees bytes.
+/// Where an interceptor sits in every chain, outermost first (see ``Interceptor`` for the diagram).
+public enum InterceptorRole: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+    /// Outermost: logging, metrics, lifecycle. Sees the outcome exactly as the caller gets it.
+    case observation
+    /// Shapes the request before it is keyed or sent: common parameters, auth, header fields, parameter
+    /// signatures. Sees ``Value`` payloads.
+    case shaping
+    /// Answers from a cache or stores the answer.
+    case cache
+    /// Checks decoded responses (schemas).
+    case validation
+    /// Decides whether and when an attempt is made again or waits: retry, concurrency limits.
+    case resilience
+    /// Influences which host an attempt goes to: failover.
+    case routing
+    /// After encoding, before decoding: sees the bytes (encryption, signing, compression).
     case network
 
-    public static func < (lhs: InterceptorPhase, rhs: InterceptorPhase) -> Bool { lhs.rawValue < rhs.rawValue }
+    public static func < (lhs: InterceptorRole, rhs: InterceptorRole) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String {
+        switch self {
+        case .observation: return "observation"
+        case .shaping: return "shaping"
+        case .cache: return "cache"
+        case .validation: return "validation"
+        case .resilience: return "resilience"
+        case .routing: return "routing"
+        case .network: return "network"
+        }
+    }
 }
 
 /// The rest of the chain, as seen by one interceptor. Call it to pass the request on.
@@ -96,6 +135,11 @@ public struct InterceptorContext: Sendable {
     public var clock: any Clock<Duration>
     /// Set by the ``Client`` so work started with ``startBackgroundWork(_:)`` is tracked and cancellable.
     var backgroundStarter: BackgroundStarter?
+    /// State shared by every stage of this call (one per call, across retries and replays).
+    public let storage: CallStorage
+    /// Set by the ``Client`` for typed calls: turns the outcome's value into the caller's model (run by the
+    /// built-in `result` stage, so observers see a decoding failure as the call's failure).
+    var resultDecoder: (@Sendable (Value) throws -> any Sendable)?
 
     /// A context (for tests of a single interceptor).
     public init(
@@ -108,6 +152,23 @@ public struct InterceptorContext: Sendable {
         self.codecs = codecs
         self.logger = logger
         self.clock = clock
+        self.storage = CallStorage()
+    }
+
+    /// Registers `handler` to see every request exactly as the transport is given it (after shaping,
+    /// encoding, signing and encryption; once per attempt, redirect hop and replay). Observation stages use it
+    /// to log or count what really went out, since they sit outermost.
+    ///
+    /// ```swift
+    /// context.onSend { sent in context.logger.info("→ \(sent.summary)") }
+    /// ```
+    public func onSend(_ handler: @escaping @Sendable (CourierRequest) -> Void) {
+        storage.sendHandlers.withLock { $0.append(handler) }
+    }
+
+    /// Tells every ``onSend(_:)`` handler that `request` is being sent.
+    func announceSend(_ request: CourierRequest) {
+        for handler in storage.sendHandlers.withLock({ $0 }) { handler(request) }
     }
 
     /// Starts `work` in the background, outliving this call, as work of the call's client: while it runs it
@@ -141,6 +202,51 @@ public struct InterceptorContext: Sendable {
         guard let rule = module.businessRule, let value = response.value else { return nil }
         return rule.failure(in: value)
     }
+}
+
+/// State shared by the stages of one call, across its attempts: a stage stores a value under its own key type
+/// and a later attempt (or another stage) reads it.
+///
+/// ```swift
+/// enum AttemptCount: CallStorageKey { typealias Value = Int }
+/// context.storage[AttemptCount.self, default: 0] += 1
+/// ```
+public final class CallStorage: Sendable {
+    private let values = Locked<[ObjectIdentifier: any Sendable]>([:])
+    let sendHandlers = Locked<[@Sendable (CourierRequest) -> Void]>([])
+
+    /// Empty storage.
+    public init() {}
+
+    /// The value stored under `key`, if any.
+    public subscript<Key: CallStorageKey>(key: Key.Type) -> Key.Value? {
+        get { values.withLock { $0[ObjectIdentifier(key)] as? Key.Value } }
+        set { values.withLock { $0[ObjectIdentifier(key)] = newValue } }
+    }
+
+    /// The value stored under `key`, or `defaultValue`; a mutation stores the result.
+    public subscript<Key: CallStorageKey>(key: Key.Type, default defaultValue: @autoclosure () -> Key.Value) -> Key.Value {
+        get { self[key] ?? defaultValue() }
+        set { self[key] = newValue }
+    }
+
+    /// Changes the value under `key` atomically and returns what `body` returns.
+    public func update<Key: CallStorageKey, R>(
+        _ key: Key.Type, default defaultValue: Key.Value, _ body: (inout Key.Value) -> R
+    ) -> R {
+        values.withLock { values in
+            var value = values[ObjectIdentifier(key)] as? Key.Value ?? defaultValue
+            let result = body(&value)
+            values[ObjectIdentifier(key)] = value
+            return result
+        }
+    }
+}
+
+/// A key of ``CallStorage``: a type naming the slot and the type of its value.
+public protocol CallStorageKey {
+    /// The stored value's type.
+    associatedtype Value: Sendable
 }
 
 /// How a ``Client`` tracks background work started by its interceptors (see

@@ -8,8 +8,8 @@ public import HTTPTypes
 /// A request as it travels through the interceptor chain: the HTTP head, and the body either still as
 /// a ``Value`` (``payload``, before the codec stage) or as encoded bytes (``body``, after it).
 ///
-/// Application-phase interceptors see the payload (common parameters add to it whatever the wire format);
-/// network-phase interceptors see the bytes (signing and encryption work on them).
+/// Interceptors above the codec stage see the payload (common parameters add to it whatever the wire format);
+/// network-role interceptors see the bytes (signing and encryption work on them).
 ///
 /// ```swift
 /// struct Stamp: Interceptor {
@@ -39,13 +39,18 @@ public struct CourierRequest: Sendable {
     public var timeout: Duration?
     /// Whether the request may be sent again (retry, auth replay). False for streamed bodies.
     public var isReplayable: Bool
+    /// The base URL the request was built on (nil: the endpoint named an absolute URL). The built-in
+    /// `routing` stage moves the request from it to the host chosen for each attempt.
+    public var baseURL: URL?
 
     /// A request.
     public init(
         head: HTTPRequest, payload: Value? = nil, body: Data? = nil, format: ContentFormat = .json,
         hints: CodingHints = CodingHints(), responseFormat: ContentFormat? = nil,
-        responseHints: CodingHints = CodingHints(), timeout: Duration? = nil, isReplayable: Bool = true
+        responseHints: CodingHints = CodingHints(), timeout: Duration? = nil, isReplayable: Bool = true,
+        baseURL: URL? = nil
     ) {
+        self.baseURL = baseURL
         self.head = head
         self.payload = payload
         self.body = body
@@ -83,6 +88,13 @@ public struct CourierResponse: Sendable {
     public var format: ContentFormat?
     /// Where the response came from.
     public var source: ResponseSource
+    /// The response's outcome as the built-in `errorMapping` stage decided it, once: nil for a success,
+    /// else the error the caller will get (an HTTP status, a business code). Stages above `errorMapping`
+    /// (cache, auth, validation, observation) read it instead of deciding again; an interceptor that answers
+    /// itself leaves it nil for a success or sets it for a failure.
+    public var failure: CourierError?
+    /// The typed model decoded by the built-in `result` stage, for typed calls.
+    var decoded: (any Sendable)?
 
     /// A response.
     public init(
@@ -104,6 +116,9 @@ public struct CourierResponse: Sendable {
 
     /// Whether the status is 2xx.
     public var isSuccessful: Bool { head.status.kind == .successful }
+
+    /// Whether the outcome is a success: a 2xx status and no mapped ``failure``.
+    public var succeeded: Bool { failure == nil && isSuccessful }
 }
 
 /// Where a response came from. An open set.

@@ -5,33 +5,38 @@ import Foundation
 #endif
 import HTTPTypes
 
-/// The chain of one call, built once as an immutable value from one explicit ordered list: the client's
-/// interceptors, then the module's, then the endpoint's (outermost first), grouped by phase around the codec
-/// stage, ending in the transport. See ``Interceptor`` for the order.
+/// The chain of one call, built once as an immutable value: the interceptors ordered by role (see
+/// ``Interceptor`` for the diagram), global → module → endpoint within each role, with the built-in stages
+/// (`result`, `routing`, `errorMapping`, `codec`) at their fixed places, ending in the transport.
 ///
 /// ```swift
 /// let pipeline = client.pipeline(for: .user(id: 7))
-/// print(pipeline.stageNames)   // ["Logging", "BearerAuth", "codec", "Signing", "transport"]
+/// print(pipeline.stageNames)
+/// // ["Logging", "result", "BearerAuth", "routing", "errorMapping", "codec", "Signing", "transport"]
 /// ```
 public struct Pipeline: Sendable {
-    /// The stages, outermost first, including the codec stage (the transport is not an interceptor).
+    /// The stages, outermost first, including the built-in ones (the transport is not an interceptor).
     public let stages: [any Interceptor]
     /// The transport the innermost stage calls.
     public let transport: any Transport
     /// The transport options for every call of this pipeline.
     let transportOptions: TransportOptions
 
-    /// Builds a chain: `global`, `module` and `endpoint` interceptors in that order, stably grouped by phase
-    /// around `codec`.
+    /// Builds a chain from `global`, `module` and `endpoint` interceptors: ordered by ``Interceptor/role``,
+    /// and within a role global → module → endpoint (each list in its own order).
     public init(
         global: [any Interceptor], module: [any Interceptor], endpoint: [any Interceptor],
         codec: any Interceptor = CodecStage(), transport: any Transport,
         transportOptions: TransportOptions = TransportOptions()
     ) {
         let all = global + module + endpoint
-        let application = all.filter { $0.phase == .application }
-        let network = all.filter { $0.phase == .network }
-        self.stages = application + [codec] + network
+        func role(_ role: InterceptorRole) -> [any Interceptor] { all.filter { $0.role == role } }
+        var stages = role(.observation)
+        stages.append(ResultStage())
+        stages += role(.shaping) + role(.cache) + role(.validation) + role(.resilience) + role(.routing)
+        stages += [RoutingStage(), ErrorMappingStage(), codec]
+        stages += role(.network)
+        self.stages = stages
         self.transport = transport
         self.transportOptions = transportOptions
     }
@@ -77,6 +82,7 @@ public struct Pipeline: Sendable {
         let transportOptions = options
         let send = { @Sendable () async throws -> CourierResponse in
             try Task.checkCancellation()
+            context.announceSend(request)
             let (head, body) = try await transport.send(request.head, body: request.body, options: transportOptions)
             let format = head.headerFields[.contentType].flatMap(ContentFormat.init(contentType:))
             return CourierResponse(head: head, body: body, format: format, source: .network)

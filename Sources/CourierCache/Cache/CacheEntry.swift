@@ -5,11 +5,18 @@ public import Foundation
 #endif
 public import HTTPTypes
 
-/// The key of one cache entry: method, URL, the sorted query and body parameters, and the module's
-/// ``CacheScope`` value (so two users never share an entry).
+/// The key of one cache entry: everything that shapes the request as it is sent — method, URL, the sorted
+/// query and body parameters (as ``Courier/ParameterEncoding`` renders them), the body, the values of the
+/// header fields responses vary on (``CacheConfiguration/keyHeaderFields``), the identity of the credential
+/// (a SHA-256 digest of ``CacheConfiguration/credentialHeaderFields`` — never the credential itself) — and
+/// the module's ``CacheScope`` value as an explicit extra.
+///
+/// The cache stage sits after the shaping role (see ``Courier/Interceptor``), so a module's common
+/// parameters and auth are in the key even when the cache is registered globally: a response stored for
+/// one credential is never served to a request with another (RFC 9111 §3.5).
 ///
 /// ```swift
-/// let key = try CacheKey(for: .user(id: 7), client: client)
+/// let key = CacheKey(request: request, endpoint: endpoint)
 /// await cache.invalidate(key)
 /// ```
 public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
@@ -19,8 +26,12 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// A key with a given text.
     public init(rawValue: String) { self.rawValue = rawValue }
 
-    /// The key of `request` (as the application phase sees it) for `endpoint`.
-    public init(request: CourierRequest, endpoint: Endpoint) {
+    /// The key of `request` (as the cache stage sees it, after shaping) for `endpoint`.
+    public init(
+        request: CourierRequest, endpoint: Endpoint,
+        keyHeaderFields: [HTTPField.Name] = CacheConfiguration.defaultKeyHeaderFields,
+        credentialHeaderFields: [HTTPField.Name] = CacheConfiguration.defaultCredentialHeaderFields
+    ) {
         let path = request.head.path ?? "/"
         let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         var parameters: [(String, String)] = []
@@ -40,15 +51,35 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
             extra = " body#" + String(Self.fnv1a(body), radix: 16)
         }
         parameters.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-        var text = "\(request.head.method.rawValue) \(request.head.scheme ?? "http")://\(request.head.authority ?? "")"
-        text += parts.first.map(String.init) ?? "/"
+        var text = Self.resource(method: request.head.method, scheme: request.head.scheme,
+                                 authority: request.head.authority, path: parts.first.map(String.init) ?? "/")
         if !parameters.isEmpty { text += "?" + QueryItem.encode(parameters.map { QueryItem($0.0, $0.1) }) }
         text += extra
+        let fields = request.head.headerFields
+        let varied = keyHeaderFields.compactMap { name -> String? in
+            let values = fields[values: name]
+            return values.isEmpty ? nil : name.canonicalName + "=" + QueryItem.percentEncode(values.joined(separator: ","))
+        }
+        if !varied.isEmpty { text += " vary{" + varied.joined(separator: "&") + "}" }
+        var credential: [UInt8] = []
+        for name in credentialHeaderFields {
+            for value in fields[values: name] {
+                credential += Array(name.canonicalName.utf8) + [0] + Array(value.utf8) + [0]
+            }
+        }
+        if !credential.isEmpty { text += " credential=" + SHA256Digest.hex(credential) }
         if let scope = endpoint.module.cacheScope.value() { text += " scope=" + QueryItem.percentEncode(scope) }
         self.rawValue = text
     }
 
-    /// The key `client` would use for `endpoint` now.
+    /// `METHOD scheme://authority/path`: the start of every key of one resource.
+    static func resource(method: HTTPRequest.Method, scheme: String?, authority: String?, path: String) -> String {
+        "\(method.rawValue) \(scheme ?? "http")://\(authority ?? "")" + path
+    }
+
+    /// The key `client` would use for `endpoint` before any interceptor shapes the request (common
+    /// parameters, credentials): for endpoints that no stage reshapes. ``CacheInterceptor/invalidate(_:client:)``
+    /// removes every variant of an endpoint instead.
     public init(for endpoint: Endpoint, client: Client) throws {
         self.init(request: try client.makeRequest(for: endpoint), endpoint: endpoint)
     }

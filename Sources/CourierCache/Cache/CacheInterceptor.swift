@@ -63,8 +63,10 @@ public struct CacheUpdate: Sendable {
     public var value: Value? { response.value }
 }
 
-/// Answers calls from a ``CacheStore`` according to each endpoint's ``CachePolicy`` (application phase, so
-/// it stores and answers decoded responses, and sees the request before encoding).
+/// Answers calls from a ``CacheStore`` according to each endpoint's ``CachePolicy`` (the
+/// ``Courier/InterceptorRole/cache`` role: after shaping, so its ``CacheKey`` covers the module's common
+/// parameters and the credential whatever scope the cache was registered in; before encoding, so it stores
+/// and answers decoded responses).
 ///
 /// It stores successful responses (never a business failure), keyed by ``CacheKey``, with metadata that
 /// records creation time, TTL, the endpoint's cache version and the app version — a version change makes an
@@ -106,15 +108,25 @@ public final class CacheInterceptor: Interceptor {
 
     /// `cache`.
     public var name: String { "cache" }
+    /// ``Courier/InterceptorRole/cache``.
+    public var role: InterceptorRole { .cache }
 
     // MARK: - Invalidation
 
     /// Removes the entry for `key`.
     public func invalidate(_ key: CacheKey) async { await store.remove(key) }
 
-    /// Removes the entry `client` would use for `endpoint` now.
+    /// Removes every entry of `endpoint` as `client` would call it now: all its variants (each credential,
+    /// common parameter value, query and body).
     public func invalidate(_ endpoint: Endpoint, client: Client) async throws {
-        await store.remove(try CacheKey(for: endpoint, client: client))
+        let request = try client.makeRequest(for: endpoint)
+        let path = (request.head.path ?? "/").split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let resource = CacheKey.resource(
+            method: request.head.method, scheme: request.head.scheme, authority: request.head.authority,
+            path: path.first.map(String.init) ?? "/")
+        await store.remove(CacheKey(rawValue: resource))
+        await store.removeAll(keyPrefix: resource + "?")
+        await store.removeAll(keyPrefix: resource + " ")
     }
 
     /// Removes every entry of the module named `module`.
@@ -157,7 +169,9 @@ public final class CacheInterceptor: Interceptor {
         let endpoint = context.endpoint
         let policy = endpoint.cachePolicy
         if policy == .ignore { return try await next(request) }
-        let key = CacheKey(request: request, endpoint: endpoint)
+        let key = CacheKey(
+            request: request, endpoint: endpoint, keyHeaderFields: configuration.keyHeaderFields,
+            credentialHeaderFields: configuration.credentialHeaderFields)
         var entry = await store.entry(for: key)
         if let stored = entry, !isCurrent(stored, endpoint: endpoint) {
             context.logger.debug("cache entry from another version dropped", metadata: ["endpoint": "\(endpoint.name)"])
@@ -312,8 +326,8 @@ public final class CacheInterceptor: Interceptor {
         key: CacheKey, response: CourierResponse, policy: CachePolicy, context: InterceptorContext
     ) -> CacheEntry? {
         guard policy != .readOnly, policy != .ignore, response.isSuccessful, response.head.status.code != 206,
-            response.body.count <= configuration.maximumEntrySize, context.businessFailure(in: response) == nil,
-            let ttl = ttl(for: policy, response: response)
+            response.body.count <= configuration.maximumEntrySize, response.failure == nil,
+            isKeyedOnItsVary(response), let ttl = ttl(for: policy, response: response)
         else { return nil }
         let now = configuration.now()
         var echo: String?
@@ -328,6 +342,20 @@ public final class CacheInterceptor: Interceptor {
             key: key, module: context.module.name, status: Int(response.head.status.code),
             headerFields: response.head.headerFields, body: response.body, format: response.format,
             metadata: metadata)
+    }
+
+    /// Whether every field the response's `Vary` names is part of the key (else another variant could be
+    /// served from its entry, so it is not stored).
+    func isKeyedOnItsVary(_ response: CourierResponse) -> Bool {
+        let keyed = Set((configuration.keyHeaderFields + configuration.credentialHeaderFields).map(\.canonicalName))
+        for value in response.head.headerFields[values: .vary] {
+            for name in value.split(separator: ",") {
+                let field = name.filter { $0 != " " && $0 != "\t" }.lowercased()
+                if field.isEmpty { continue }
+                if field == "*" || !keyed.contains(field) { return false }
+            }
+        }
+        return true
     }
 
     /// The TTL in seconds for a response under `policy`; nil: do not store.

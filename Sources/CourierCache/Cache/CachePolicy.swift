@@ -118,9 +118,25 @@ public struct CacheConfiguration: Sendable {
     public var versionEchoHeader: HTTPField.Name?
     /// Responses larger than this are not stored.
     public var maximumEntrySize: Int
+    /// Request header fields whose values are part of every key, so responses that vary on them are kept
+    /// apart. A response whose `Vary` names a field outside this list and ``credentialHeaderFields`` (or
+    /// `Vary: *`) is not stored. Default: `Accept`, `Accept-Language`.
+    public var keyHeaderFields: [HTTPField.Name]
+    /// Request header fields that carry a credential: their values enter the key as a SHA-256 digest, so a
+    /// response stored for one credential is never served for another. Default: `Authorization`,
+    /// `Proxy-Authorization`, `Cookie`, `X-API-Key`.
+    public var credentialHeaderFields: [HTTPField.Name]
+
+    /// ``keyHeaderFields``' default.
+    public static let defaultKeyHeaderFields: [HTTPField.Name] = [.accept, .acceptLanguage]
+    /// ``credentialHeaderFields``' default.
+    public static let defaultCredentialHeaderFields: [HTTPField.Name] = [
+        .authorization, .proxyAuthorization, .cookie, HTTPField.Name("X-API-Key")!,
+    ]
 
     /// Defaults: no app version, the system clock, `cache_span` as the server TTL field, no TTL when the
-    /// server gives none, no "not modified" field, entries up to 8 MiB.
+    /// server gives none, no "not modified" field, entries up to 8 MiB, the default key and credential
+    /// header fields.
     public init() {
         self.appVersion = ""
         self.now = { Date() }
@@ -129,5 +145,7 @@ public struct CacheConfiguration: Sendable {
         self.notModifiedField = nil
         self.versionEchoHeader = nil
         self.maximumEntrySize = 8 << 20
+        self.keyHeaderFields = Self.defaultKeyHeaderFields
+        self.credentialHeaderFields = Self.defaultCredentialHeaderFields
     }
 }

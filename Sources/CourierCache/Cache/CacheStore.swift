@@ -17,6 +17,8 @@ public protocol CacheStore: Sendable {
     func removeAll(module: String) async
     /// Removes every entry.
     func removeAll() async
+    /// Removes every entry whose key text starts with `keyPrefix`.
+    func removeAll(keyPrefix: String) async
 }
 
 /// An in-memory ``CacheStore`` limited by total cost (about the bytes held), evicting the least recently
@@ -48,6 +50,12 @@ public final class MemoryCacheStore: CacheStore {
     }
 
     public func removeAll() async { state.withLock { $0 = LRU(limit: $0.limit) } }
+
+    public func removeAll(keyPrefix: String) async {
+        state.withLock { lru in
+            for key in lru.orderedKeys() where key.rawValue.hasPrefix(keyPrefix) { lru.remove(key) }
+        }
+    }
 
     /// The total cost held now.
     public var totalCost: Int { state.withLock { $0.total } }

@@ -164,6 +164,12 @@ public final class SQLiteCacheStore: CacheStore {
         await removeMatching(sql: "DELETE FROM entries", arguments: []) { _ in true }
     }
 
+    public func removeAll(keyPrefix: String) async {
+        await removeMatching(sql: "DELETE FROM entries WHERE instr(key, ?) = 1", arguments: [keyPrefix]) {
+            $0.key.rawValue.hasPrefix(keyPrefix)
+        }
+    }
+
     private func removeMatching(
         sql: String, arguments: StatementArguments, _ matches: @escaping (CacheEntry) -> Bool
     ) async {

@@ -74,6 +74,8 @@ public struct LifecycleInterceptor: Interceptor {
 
     /// `lifecycle`.
     public var name: String { "lifecycle" }
+    /// ``Courier/InterceptorRole/observation``.
+    public var role: InterceptorRole { .observation }
 
     public func intercept(
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext

@@ -1,8 +1,10 @@
 public import HTTPTypes
 public import Logging
 
-/// Logs each call with swift-log: the request (method, URL, header fields) on the way out, and the status,
-/// duration and source — or the error — on the way back. Secrets never reach the log: listed header fields
+/// Logs each call with swift-log: every request exactly as it is sent (method, URL, header fields after auth,
+/// common parameters and signing; one line per attempt or redirect hop), and the outcome as the caller gets
+/// it — status, duration and source, or the error (HTTP, business, validation and decoding failures
+/// included, since the stage sits in the ``Courier/InterceptorRole/observation`` role). Secrets never reach the log: listed header fields
 /// and query parameters are replaced by `<redacted>`, and bodies are never logged.
 ///
 /// ```swift
@@ -46,6 +48,8 @@ public struct LoggingInterceptor: Interceptor {
 
     /// `logging`.
     public var name: String { "logging" }
+    /// ``Courier/InterceptorRole/observation``.
+    public var role: InterceptorRole { .observation }
 
     public func intercept(
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
@@ -54,8 +58,12 @@ public struct LoggingInterceptor: Interceptor {
         logger[metadataKey: "call"] = "\(context.callID)"
         logger[metadataKey: "module"] = "\(context.module.name)"
         logger[metadataKey: "endpoint"] = "\(context.endpoint.name)"
-        logger.log(level: level, "→ \(request.head.method) \(redactedURL(request.head))",
-                   metadata: ["headers": .dictionary(redactedHeaders(request.head.headerFields))])
+        let level = self.level
+        let sendLogger = logger
+        context.onSend { sent in
+            sendLogger.log(level: level, "→ \(sent.head.method) \(redactedURL(sent.head))",
+                           metadata: ["headers": .dictionary(redactedHeaders(sent.head.headerFields))])
+        }
         let clock = ContinuousClock()
         let start = clock.now
         do {

@@ -1,8 +1,9 @@
 public import CoreMetrics
 import HTTPTypes
 
-/// Records swift-metrics per module and endpoint: a call counter (`courier_calls_total`, with the outcome
-/// `success`/`failure` and the source), a failure counter by error code (`courier_call_failures_total`) and
+/// Records swift-metrics per module and endpoint, for the outcome as the caller gets it (an HTTP error, a
+/// business code, a schema violation or a model that does not decode is a failure): a call counter
+/// (`courier_calls_total`, with the outcome `success`/`failure` and the source), a failure counter by error code (`courier_call_failures_total`) and
 /// a duration timer (`courier_call_duration`).
 ///
 /// ```swift
@@ -23,6 +24,8 @@ public struct MetricsInterceptor: Interceptor {
 
     /// `metrics`.
     public var name: String { "metrics" }
+    /// ``Courier/InterceptorRole/observation``.
+    public var role: InterceptorRole { .observation }
 
     public func intercept(
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
@@ -32,18 +35,22 @@ public struct MetricsInterceptor: Interceptor {
         let start = clock.now
         do {
             let response = try await next(request)
-            record(dimensions, duration: clock.now - start, outcome: response.isSuccessful ? "success" : "failure",
+            let failure = response.failure
+                ?? (response.isSuccessful ? nil : CourierError(.http(status: Int(response.head.status.code))))
+            record(dimensions, duration: clock.now - start, outcome: failure == nil ? "success" : "failure",
                    source: response.source.name)
-            if !response.isSuccessful {
-                Counter(label: "\(prefix)_call_failures_total",
-                        dimensions: dimensions + [("code", CourierError.Code.http(status: Int(response.head.status.code)).name)],
+            if let failure {
+                Counter(label: "\(prefix)_call_failures_total", dimensions: dimensions + [("code", failure.code.name)],
                         factory: factory).increment()
             }
             return response
         } catch {
-            let code = CourierError.wrap(error, as: .transportFailure).code
-            record(dimensions, duration: clock.now - start, outcome: "failure", source: "none")
-            Counter(label: "\(prefix)_call_failures_total", dimensions: dimensions + [("code", code.name)],
+            let failure = CourierError.wrap(error, as: .transportFailure)
+            // A failure with a status is one the server answered (an HTTP or business error, a schema or
+            // decoding failure of its answer).
+            record(dimensions, duration: clock.now - start, outcome: "failure",
+                   source: failure.context.status == nil ? "none" : ResponseSource.network.name)
+            Counter(label: "\(prefix)_call_failures_total", dimensions: dimensions + [("code", failure.code.name)],
                     factory: factory).increment()
             throw error
         }

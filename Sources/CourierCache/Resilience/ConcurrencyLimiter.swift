@@ -39,6 +39,8 @@ public final class ConcurrencyLimiter: Interceptor {
 
     /// `concurrency-limit`.
     public var name: String { "concurrency-limit" }
+    /// ``Courier/InterceptorRole/resilience``.
+    public var role: InterceptorRole { .resilience }
 
     /// Calls in flight to `host` (an authority, `host:port`).
     public func running(host: String) -> Int { state.withLock { $0.hosts[host]?.running ?? 0 } }

@@ -83,7 +83,10 @@ public struct FailoverWindow: Sendable, Hashable {
 }
 
 /// Switches a service to its next host when too many of its calls fail at the network level (see
-/// ``FailoverWindow``), one window per ``Courier/Service``. A switch can also be ordered from outside,
+/// ``FailoverWindow``), one window per ``Courier/Service``. It sits in the ``Courier/InterceptorRole/routing``
+/// role, above the built-in `routing` stage that picks each attempt's host: the failing call itself already
+/// moves to the next host (``Courier/RoutingStage``); this stage moves the *service*, so later calls start
+/// on the host that works. A switch can also be ordered from outside,
 /// e.g. when a push message names the host to use.
 ///
 /// Outcomes of calls that were sent to a host the service has already left are ignored, so a burst of
@@ -123,6 +126,8 @@ public final class FailoverInterceptor: Interceptor {
 
     /// `failover`.
     public var name: String { "failover" }
+    /// ``Courier/InterceptorRole/routing``.
+    public var role: InterceptorRole { .routing }
 
     /// The window of `service` now.
     public func window(of service: Service) -> FailoverWindow {
@@ -143,26 +148,26 @@ public final class FailoverInterceptor: Interceptor {
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
     ) async throws -> CourierResponse {
         let service = context.module.service
-        do {
-            let response = try await next(request)
-            record(.success, request: request, service: service, context: context)
-            return response
-        } catch {
-            let code = CourierError.wrap(error, as: .transportFailure).code
-            if code != .cancelled, !Task.isCancelled {
-                let outcome: FailoverWindow.Outcome =
-                    configuration.networkFailureCodes.contains(code) ? .networkFailure : .success
-                record(outcome, request: request, service: service, context: context)
+        let seen = RoutingStage.attempts(in: context).count
+        defer {
+            // Every attempt the routing stage made below (each host tried) counts for the host it went to.
+            if !Task.isCancelled {
+                for attempt in RoutingStage.attempts(in: context).dropFirst(seen) {
+                    let outcome: FailoverWindow.Outcome =
+                        attempt.failure.map { configuration.networkFailureCodes.contains($0) } == true
+                        ? .networkFailure : .success
+                    record(outcome, host: attempt.baseURL, service: service, context: context)
+                }
             }
-            throw error
         }
+        return try await next(request)
     }
 
     private func record(
-        _ outcome: FailoverWindow.Outcome, request: CourierRequest, service: Service, context: InterceptorContext
+        _ outcome: FailoverWindow.Outcome, host: URL, service: Service, context: InterceptorContext
     ) {
-        // Only calls sent to the current host count (and only when the call used the service at all).
-        guard request.head.authority == Self.authority(of: service.currentBaseURL) else { return }
+        // Only attempts sent to the service's current host count.
+        guard host == service.currentBaseURL else { return }
         let key = ObjectIdentifier(service)
         let switched = windows.withLock { windows -> URL? in
             var window = windows[key] ?? configuration.window
@@ -176,12 +181,5 @@ public final class FailoverInterceptor: Interceptor {
                 "failover: switching host", metadata: ["service": "\(service.name)", "host": "\(switched.host ?? "")"])
             onSwitch?(service, switched)
         }
-    }
-
-    static func authority(of url: URL) -> String {
-        var authority = url.host ?? ""
-        if authority.contains(":") { authority = "[\(authority)]" }
-        if let port = url.port { authority += ":\(port)" }
-        return authority
     }
 }

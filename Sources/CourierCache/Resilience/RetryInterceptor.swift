@@ -34,6 +34,8 @@ public struct RetryInterceptor: Interceptor {
 
     /// `retry`.
     public var name: String { "retry" }
+    /// ``Courier/InterceptorRole/resilience``.
+    public var role: InterceptorRole { .resilience }
 
     public func intercept(
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext

@@ -1,0 +1,190 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+import HTTPTypes
+import Logging
+
+/// The built-in stage that decides, once per response, whether it is a failure (named `errorMapping`, just
+/// above the codec stage): a status outside 2xx is ``CourierError/Code/http(status:)`` (with the server's
+/// message when the body carries one), and a 2xx whose decoded value carries the module's business failure
+/// code (``APIModule/businessRule``) is ``CourierError/Code/business``. The result goes into
+/// ``CourierResponse/failure``; the stage itself throws nothing, so the stages above it (cache, auth,
+/// validation, retry, observation) read one verdict instead of each deciding again. The built-in `result`
+/// stage turns the verdict into the error the caller gets.
+///
+/// ```swift
+/// let failure = ErrorMappingStage.failure(of: response, context: context)
+/// ```
+public struct ErrorMappingStage: Interceptor {
+    /// Always `errorMapping`.
+    public var name: String { "errorMapping" }
+
+    /// The stage.
+    public init() {}
+
+    public func intercept(
+        _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
+    ) async throws -> CourierResponse {
+        var response = try await next(request)
+        if response.failure == nil { response.failure = Self.failure(of: response, context: context) }
+        return response
+    }
+
+    /// The failure `response` stands for under the call's module, or nil when it is a success.
+    public static func failure(of response: CourierResponse, context: InterceptorContext) -> CourierError? {
+        let status = Int(response.head.status.code)
+        let business = context.businessFailure(in: response)
+        guard response.isSuccessful else {
+            var error = CourierError(.http(status: status))
+            error.context.status = status
+            if let business, let message = business.serverMessage, !message.isEmpty {
+                error.detail = "The server said: \(message) (code \(business.code))"
+            } else if let message = response.value?["message"]?.stringValue, !message.isEmpty {
+                error.detail = "The server said: \(message)"
+            }
+            error.businessFailure = business
+            return error
+        }
+        guard let business else { return nil }
+        var error = CourierError(.business)
+        error.businessFailure = business
+        error.context.status = status
+        return error
+    }
+}
+
+/// The built-in stage just inside the observation role (named `result`): it throws the outcome's
+/// ``CourierResponse/failure`` and, for a typed call, decodes the caller's model from the value — so
+/// metrics, logs and lifecycle observers see HTTP, business and decoding failures as the failures they are.
+struct ResultStage: Interceptor {
+    var name: String { "result" }
+
+    func intercept(
+        _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
+    ) async throws -> CourierResponse {
+        var response = try await next(request)
+        if let failure = response.failure { throw failure }
+        if let decoder = context.resultDecoder {
+            do {
+                response.decoded = try decoder(response.value ?? .null)
+            } catch {
+                var failure = CourierError.wrap(error, as: .typeMismatch)
+                failure.context.status = Int(response.head.status.code)
+                throw failure
+            }
+        }
+        return response
+    }
+}
+
+/// The built-in stage that picks the host of every attempt at send time (named `routing`, the innermost
+/// stage of the routing role): a request built on its service's base URL goes to the service's current host
+/// — or, when that host already failed to connect during this call, to the next host of the service that has
+/// not. A connection that could not be made (refused, unknown host, no network: the request never reached a
+/// server) is tried again at once on the next host, so one dead host costs the call nothing but the failed
+/// connect; a failure after the request may have arrived (timeout, lost connection) only moves the call's
+/// *later* attempts (a retry) to another host. Endpoints with an absolute URL are not routed.
+///
+/// Each attempt is recorded (``attempts(in:)``); `FailoverInterceptor` reads them to decide when the whole
+/// service should move to another host.
+///
+/// ```swift
+/// for attempt in RoutingStage.attempts(in: context) { print(attempt.baseURL, attempt.failure ?? "ok") }
+/// ```
+public struct RoutingStage: Interceptor {
+    /// One attempt of a call: the base URL it went to and how it ended.
+    public struct Attempt: Sendable, Hashable {
+        /// The base URL (host) the attempt was sent to.
+        public var baseURL: URL
+        /// The failure code, or nil when a response came back (whatever its status).
+        public var failure: CourierError.Code?
+    }
+
+    private enum Attempts: CallStorageKey { typealias Value = [Attempt] }
+    private enum FailedHosts: CallStorageKey { typealias Value = Set<URL> }
+
+    /// Failures that prove the request never reached a server: safe to send again elsewhere at once.
+    static let unreached: Set<CourierError.Code> = [.cannotConnect, .hostNotFound, .notConnected]
+    /// Failures after which a later attempt of the call should go elsewhere.
+    static let hostFailures: Set<CourierError.Code> = unreached.union([.timedOut, .connectionLost, .tlsFailure])
+
+    /// Always `routing`.
+    public var name: String { "routing" }
+
+    /// The stage.
+    public init() {}
+
+    /// The attempts of the call `context` belongs to so far, in order.
+    public static func attempts(in context: InterceptorContext) -> [Attempt] {
+        context.storage[Attempts.self] ?? []
+    }
+
+    public func intercept(
+        _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
+    ) async throws -> CourierResponse {
+        guard let base = request.baseURL else { return try await next(request) }
+        let service = context.module.service
+        let current = service.currentBaseURL
+        let failed = context.storage[FailedHosts.self] ?? []
+        var candidates = [current] + service.currentHosts.filter { $0 != current }
+        candidates.removeAll { failed.contains($0) }
+        if candidates.isEmpty { candidates = [current] }
+        for (index, host) in candidates.enumerated() {
+            var routed = request
+            Self.move(&routed, from: base, to: host)
+            do {
+                let response = try await next(routed)
+                record(Attempt(baseURL: host, failure: nil), context: context)
+                return response
+            } catch {
+                let code = CourierError.wrap(error, as: .transportFailure).code
+                guard !Task.isCancelled, code != .cancelled else { throw error }
+                record(Attempt(baseURL: host, failure: code), context: context)
+                if Self.hostFailures.contains(code) {
+                    context.storage.update(FailedHosts.self, default: []) { _ = $0.insert(host) }
+                }
+                let last = index == candidates.count - 1
+                guard !last, request.isReplayable, Self.unreached.contains(code) else { throw error }
+                context.logger.debug(
+                    "routing: trying the next host", metadata: ["failed": "\(host)", "error": "\(code)"])
+            }
+        }
+        preconditionFailure("the loop returns or throws on its last candidate")
+    }
+
+    private func record(_ attempt: Attempt, context: InterceptorContext) {
+        context.storage.update(Attempts.self, default: []) { $0.append(attempt) }
+    }
+
+    /// Moves `request` from base URL `old` to `new`: scheme, authority and the base path prefix.
+    static func move(_ request: inout CourierRequest, from old: URL, to new: URL) {
+        request.baseURL = new
+        guard old != new else { return }
+        request.head.scheme = new.scheme
+        request.head.authority = new.courierAuthority
+        let oldPrefix = old.courierBasePath
+        let newPrefix = new.courierBasePath
+        if let path = request.head.path, path.hasPrefix(oldPrefix) {
+            request.head.path = newPrefix + path.dropFirst(oldPrefix.count)
+        }
+    }
+}
+
+extension URL {
+    /// `host[:port]`, with an IPv6 literal in brackets, as an HTTP request's authority.
+    package var courierAuthority: String {
+        var authority = host ?? ""
+        if authority.contains(":") { authority = "[\(authority)]" }
+        if let port { authority += ":\(port)" }
+        return authority
+    }
+
+    /// The percent-encoded path of a base URL without its trailing slashes ("" for the root).
+    var courierBasePath: String {
+        var path = URLComponents(url: self, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? ""
+        while path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+}
