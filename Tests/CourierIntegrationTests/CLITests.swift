@@ -51,6 +51,7 @@ struct CLI {
             #expect(result.stdout.lowercased().contains("content-type: application/json"))
             #expect(result.stdout.contains("-- chain"))
             #expect(result.stdout.contains("codec"))
+            #expect(result.stdout.contains("errorMapping"))
             #expect(result.stdout.contains("\"name\": \"Zoë Hernández\""))
         }
     }
