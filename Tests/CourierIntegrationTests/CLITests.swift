@@ -173,7 +173,7 @@ struct CLI {
                      "decrypted and verified json", "decrypted and verified xml", "decrypted and verified protobuf",
                      "[security.signatureInvalid 6002]", "from cache in", "background update delivered",
                      "batch member 2 of 3 (/status/404) failed", "finished 0", "the second step fetched user 3",
-                     "│ 1. RequestID", "+header X-Request-ID"] {
+                     "│ 2. RequestID", "+header X-Request-ID", "│ 5. errorMapping"] {
             #expect(result.stdout.contains(line), "missing: \(line)")
         }
         #expect(!result.stdout.contains("X-Courier-Key-Id: demo"), "the key id header must be redacted in traces")

@@ -5,16 +5,18 @@ import Testing
 import CourierSecurity
 
 @Suite struct AuthTests {
-    /// A server accepting only `valid`; other tokens get a 401, or a 200 with business code 40101.
+    /// A server accepting only `valid`; other tokens get a 401 with an `invalid_token` challenge, or a 200
+    /// with business code 40101.
     static func server(valid: @escaping @Sendable () -> String, businessCode: Bool = false) -> InMemoryTransport {
         InMemoryTransport { head, _ in
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...5)))
             if head.headerFields[.authorization] == "Bearer " + valid() {
                 return jsonResponse(.ok, #"{"code":0,"data":"hello"}"#)
             }
-            return businessCode
-                ? jsonResponse(.ok, #"{"code":40101,"message":"token expired"}"#)
-                : jsonResponse(.unauthorized, #"{"code":401,"message":"expired"}"#)
+            if businessCode { return jsonResponse(.ok, #"{"code":40101,"message":"token expired"}"#) }
+            var (response, body) = jsonResponse(.unauthorized, #"{"code":401,"message":"expired"}"#)
+            response.headerFields[.wwwAuthenticate] = #"Bearer realm="api", error="invalid_token", error_description="expired""#
+            return (response, body)
         }
     }
 
@@ -151,6 +153,114 @@ import CourierSecurity
         #expect(transport.requests.isEmpty)
         await store.update(Credential(accessToken: "x"))
         _ = try await Client(transport: transport).send(makeEndpoint(makeModule([BearerAuth(store: store)])))
+    }
+
+    @Test func a401WithoutAnInvalidTokenChallengeIsAPlainHTTPError() async throws {
+        let refreshes = Counter()
+        let store = Self.store(refreshes: refreshes)
+        // A bad signature, a missing scope: 401 without a challenge, or with another error.
+        for challenge in [nil, #"Bearer error="insufficient_scope""#, #"Basic realm="x""#] {
+            let transport = InMemoryTransport { _, _ in
+                var (response, body) = jsonResponse(.unauthorized, #"{"code":401,"message":"bad signature"}"#)
+                if let challenge { response.headerFields[.wwwAuthenticate] = challenge }
+                return (response, body)
+            }
+            let error = await #expect(throws: CourierError.self) {
+                try await Client(transport: transport).send(makeEndpoint(makeModule([BearerAuth(store: store)])))
+            }
+            #expect(error?.code == .unauthorized)
+            #expect(transport.requests.count == 1)
+        }
+        #expect(refreshes.count == 0)
+        // A server that sends no challenge at all can opt back in.
+        var options = BearerAuth.Options()
+        options.expiry = .status([401])
+        let bare = InMemoryTransport { head, _ in
+            head.headerFields[.authorization] == "Bearer fresh-token"
+                ? jsonResponse(.ok, #"{"code":0,"data":"hello"}"#) : jsonResponse(.unauthorized, "{}")
+        }
+        let reply = try await Client(transport: bare).send(
+            makeEndpoint(makeModule([BearerAuth(store: store, options: options)])))
+        #expect(reply.value["data"] == "hello")
+        #expect(refreshes.count == 1)
+    }
+
+    /// 50 calls meet an expired token, the refresh fails, one sign-in runs and all 50 are replayed with its
+    /// credential.
+    @Test func aFailedRefreshSignsInOnceAndReplaysEveryWaitingCall() async throws {
+        let refreshes = Counter()
+        let logins = Counter()
+        let store = CredentialStore(
+            credential: Credential(accessToken: "expired-token", refreshToken: "revoked"),
+            reLogin: { reason in
+                logins.increment()
+                #expect(reason.description.contains("refresh failed"))
+                try await Task.sleep(for: .milliseconds(50))
+                return Credential(accessToken: "fresh-token", refreshToken: "r2")
+            }
+        ) { _ in
+            refreshes.increment()
+            throw CourierError(.http(status: 400), detail: "refresh token revoked")
+        }
+        let transport = Self.server(valid: { "fresh-token" })
+        let endpoint = makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me")
+        let results = await Self.sendConcurrently(Client(transport: transport), endpoint)
+        #expect(results.count == 50)
+        for result in results { #expect(try result.get().value["data"] == "hello") }
+        #expect(refreshes.count == 1)
+        #expect(logins.count == 1)
+        #expect(await store.reLoginCount == 1)
+        #expect(transport.requests.filter { $0.head.headerFields[.authorization] == "Bearer fresh-token" }.count == 50)
+    }
+
+    @Test(arguments: ["declined", "thrown", "cancelled"])
+    func aDeclinedSignInFailsEveryWaitingCallWithoutALoop(_ how: String) async throws {
+        let logins = Counter()
+        let store = CredentialStore(
+            credential: Credential(accessToken: "expired-token"), failureCooldown: .seconds(60),
+            reLogin: { _ in
+                logins.increment()
+                try await Task.sleep(for: .milliseconds(30))
+                switch how {
+                case "declined": return nil
+                case "thrown": throw CourierError(.http(status: 500), detail: "login server down")
+                default: throw CancellationError()
+                }
+            }
+        ) { _ in throw CourierError(.http(status: 400), detail: "refresh token revoked") }
+        let transport = Self.server(valid: { "fresh-token" })
+        let endpoint = makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me")
+        let results = await Self.sendConcurrently(Client(transport: transport), endpoint)
+        for result in results {
+            guard case .failure(let error) = result else {
+                Issue.record("a call succeeded")
+                continue
+            }
+            #expect(error.code == .authentication)
+            let expected = ["declined": "declined", "thrown": "sign-in failed", "cancelled": "cancelled"][how]!
+            #expect(error.message.contains(expected), "\(error.message)")
+        }
+        #expect(logins.count == 1)
+        #expect(transport.requests.count == 50)     // each call sent once: no replay, no loop
+        // A later call with the same rejected token fails at once within the cooldown.
+        _ = await Self.sendConcurrently(Client(transport: transport), endpoint, count: 5)
+        #expect(logins.count == 1)
+    }
+
+    @Test func signedOutCallsSignInOnceAndProceed() async throws {
+        let logins = Counter()
+        let store = CredentialStore(credential: nil, reLogin: { reason in
+            logins.increment()
+            #expect(reason.description == "signed out")
+            try await Task.sleep(for: .milliseconds(20))
+            return Credential(accessToken: "fresh-token")
+        }) { _ in Credential(accessToken: "unused") }
+        let transport = Self.server(valid: { "fresh-token" })
+        let endpoint = makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me")
+        let results = await Self.sendConcurrently(Client(transport: transport), endpoint, count: 20)
+        for result in results { #expect(try result.get().value["data"] == "hello") }
+        #expect(logins.count == 1)
+        #expect(transport.requests.count == 20)
     }
 
     @Test func credentialDescriptionHidesTokens() {
