@@ -82,7 +82,9 @@ public actor CredentialStore {
         public var description: String {
             switch self {
             case .signedOut: return "signed out"
-            case .refreshFailed(let error): return "the refresh failed (\(error.message))"
+            case .refreshFailed(let error):
+                let cause = (error.underlying as? CourierError).map { $0.detail ?? $0.message } ?? error.detail
+                return "the refresh failed" + (cause.map { ": " + $0 } ?? "")
             }
         }
     }

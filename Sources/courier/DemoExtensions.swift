@@ -55,7 +55,7 @@ extension Tour {
         }
         step += 1
         failures += await runSecuritySteps(from: step)
-        step += 2
+        step += 3
         failures += await runCacheSteps(from: step)
         return failures
     }

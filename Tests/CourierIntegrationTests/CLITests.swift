@@ -161,7 +161,7 @@ struct CLI {
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         for step in ["A typed call", "decoded raw", "A business error", "An HTTP error", "A timeout", "A cancelled call",
                      "The same call in every wire format", "A response rejected by its JSON Schema",
-                     "Signed and encrypted round trips", "A tampered answer", "A cached answer",
+                     "Signed and encrypted round trips", "A tampered answer", "Re-login, then replay", "A cached answer",
                      "Stale-while-revalidate", "A batch", "A chain"] {
             #expect(result.stdout.contains(step), "missing step: \(step)")
         }
@@ -173,7 +173,8 @@ struct CLI {
                      "decrypted and verified json", "decrypted and verified xml", "decrypted and verified protobuf",
                      "[security.signatureInvalid 6002]", "from cache in", "background update delivered",
                      "batch member 2 of 3 (/status/404) failed", "finished 0", "the second step fetched user 3",
-                     "│ 2. RequestID", "+header X-Request-ID", "│ 5. errorMapping"] {
+                     "│ 2. RequestID", "+header X-Request-ID", "│ 5. errorMapping",
+                     "sign-in screen shown once", "5 calls replayed after 1 sign-in: ada, ada, ada, ada, ada"] {
             #expect(result.stdout.contains(line), "missing: \(line)")
         }
         #expect(!result.stdout.contains("X-Courier-Key-Id: demo"), "the key id header must be redacted in traces")
