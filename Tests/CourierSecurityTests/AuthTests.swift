@@ -273,3 +273,37 @@ import CourierSecurity
         #expect(!dumped.contains("SECRET"))
     }
 }
+
+/// The README's auth snippet, compiled and run.
+@Suite struct ReadmeAuthExampleTests {
+    struct SignInScreen: Sendable {
+        func present(because reason: CredentialStore.ReLoginReason) async throws -> Credential? {
+            Credential(accessToken: "fresh-token")
+        }
+    }
+    struct AuthAPI: Sendable {
+        func refresh(_ old: Credential?) async throws -> Credential {
+            throw CourierError(.http(status: 400), detail: "revoked")
+        }
+    }
+
+    @Test func theReadmeAuthExampleSignsInAgain() async throws {
+        let saved: Credential? = Credential(accessToken: "expired-token")
+        let signInScreen = SignInScreen()
+        let authAPI = AuthAPI()
+        var users = makeModule([])
+        // README: begin
+        let tokens = CredentialStore(
+            credential: saved,
+            reLogin: { reason in try await signInScreen.present(because: reason) }  // nil: the user cancelled
+        ) { old in try await authAPI.refresh(old) }
+        var options = BearerAuth.Options()
+        options.expiryCodes = [40101]                                            // "token expired" in the body
+        users.interceptors.append(BearerAuth(store: tokens, options: options))
+        // README: end
+        let reply = try await Client(transport: AuthTests.server(valid: { "fresh-token" }))
+            .send(makeEndpoint(users, method: .get, path: "/me"))
+        #expect(reply.value["data"] == "hello")
+        #expect(await tokens.reLoginCount == 1)
+    }
+}
