@@ -67,6 +67,8 @@ public final class Client: Sendable {
     }
 
     private let calls = Locked<[CallID: Entry]>([:])
+    /// Calls running under a ``DuplicateCallPolicy`` other than `.allow`, by identity.
+    private let identical = Locked<[String: (id: CallID, task: any Sendable)]>([:])
     private let shapes = Locked<[ObjectIdentifier: ValueShape]>([:])
 
     /// A client over `transport` (URLSession by default).
@@ -114,12 +116,52 @@ public final class Client: Sendable {
         calls.withLock {
             $0[id] = Entry(module: endpoint.module.name, endpoint: endpoint.name, cancel: { handle.cancel() })
         }
-        let task = Task {
-            defer { _ = self.calls.withLock { $0.removeValue(forKey: id) } }
-            return try await self.perform(id, endpoint, options: options, shape: shape, decode: decode)
+        let identity = endpoint.duplicatePolicy == .allow ? nil : identity(of: endpoint, decoding: T.self)
+        let task: Task<Reply<T>, any Error>
+        if let identity, endpoint.duplicatePolicy == .share,
+           let leader = identical.withLock({ $0[identity]?.task as? Task<Reply<T>, any Error> })
+        {
+            // Share the running exchange: wait for its reply (cancelling this call stops only the wait).
+            task = Task(priority: endpoint.priority.taskPriority) {
+                defer { _ = self.calls.withLock { $0.removeValue(forKey: id) } }
+                let reply = try await withTaskCancellationHandler {
+                    try await leader.value
+                } onCancel: {}
+                try Task.checkCancellation()
+                var shared = reply
+                shared.metadata.callID = id
+                return shared
+            }
+        } else {
+            let previous = identity.flatMap { key in identical.withLock { $0[key]?.id } }
+            if endpoint.duplicatePolicy == .cancelPrevious, let previous { cancel(previous) }
+            task = Task(priority: endpoint.priority.taskPriority) {
+                defer {
+                    _ = self.calls.withLock { $0.removeValue(forKey: id) }
+                    if let identity {
+                        self.identical.withLock { if $0[identity]?.id == id { $0[identity] = nil } }
+                    }
+                }
+                return try await self.perform(id, endpoint, options: options, shape: shape, decode: decode)
+            }
+            if let identity { identical.withLock { $0[identity] = (id, task) } }
         }
         handle.attach { task.cancel() }
         return Call(id: id, task: task)
+    }
+
+    /// What makes two calls identical: endpoint, method, URL, body and the decoded type.
+    private func identity<T>(of endpoint: Endpoint, decoding type: T.Type) -> String? {
+        guard let request = try? makeRequest(for: endpoint) else { return nil }
+        var text = "\(endpoint.module.name)/\(endpoint.name) \(request.head.method.rawValue) "
+            + "\(request.head.authority ?? "")\(request.head.path ?? "") \(ObjectIdentifier(type))"
+        if let payload = request.payload { text += " " + String(reflecting: payload) }
+        if let body = request.body {
+            // Bodies are compared whole; a large one never shares.
+            guard body.count <= 64 << 10 else { return nil }
+            text += " " + body.base64EncodedString()
+        }
+        return text
     }
 
     /// Starts `work` as a tracked background task of `module` (see ``InterceptorContext/startBackgroundWork(_:)``).
@@ -224,7 +266,7 @@ public final class Client: Sendable {
             let metadata = ResponseMetadata(
                 callID: id, status: response.head.status, headerFields: response.head.headerFields,
                 body: response.body, format: response.format, source: response.source, startDate: startDate,
-                duration: clock.now - started, trace: recorder?.trace)
+                duration: clock.now - started, trace: recorder?.trace, cacheRejection: response.cacheRejection)
             logger.debug("done", metadata: ["status": "\(response.head.status.code)",
                                             "duration": "\(metadata.duration)", "source": "\(response.source)"])
             return Reply(value: decoded, metadata: metadata)
@@ -364,4 +406,7 @@ public struct ResponseMetadata: Sendable {
     public var duration: Duration
     /// The trace, when the call asked for one.
     public var trace: CallTrace?
+    /// Why a cached entry was not used (expired, another cache or app version, a changed sensitive value);
+    /// nil when no entry was rejected.
+    public var cacheRejection: String? = nil
 }

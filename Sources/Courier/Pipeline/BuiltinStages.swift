@@ -7,9 +7,10 @@ import HTTPTypes
 import Logging
 
 /// The built-in stage that decides, once per response, whether it is a failure (named `errorMapping`, just
-/// above the codec stage): a status outside 2xx is ``CourierError/Code/http(status:)`` (with the server's
-/// message when the body carries one), and a 2xx whose decoded value carries the module's business failure
-/// code (``APIModule/businessRule``) is ``CourierError/Code/business``. The result goes into
+/// above the codec stage): a status the endpoint's ``Endpoint/statusValidator`` refuses (default: outside
+/// 2xx) is ``CourierError/Code/http(status:)`` (with the server's message when the body carries one), and an
+/// accepted status whose decoded value carries a business failure code (``Endpoint/businessRule``, else
+/// ``APIModule/businessRule``) is ``CourierError/Code/business``. The result goes into
 /// ``CourierResponse/failure``; the stage itself throws nothing, so the stages above it (cache, auth,
 /// validation, retry, observation) read one verdict instead of each deciding again. The built-in `result`
 /// stage turns the verdict into the error the caller gets.
@@ -29,6 +30,7 @@ public struct ErrorMappingStage: Interceptor {
     ) async throws -> CourierResponse {
         var response = try await next(request)
         if response.failure == nil { response.failure = Self.failure(of: response, context: context) }
+        response.isMapped = true
         return response
     }
 
@@ -36,7 +38,7 @@ public struct ErrorMappingStage: Interceptor {
     public static func failure(of response: CourierResponse, context: InterceptorContext) -> CourierError? {
         let status = Int(response.head.status.code)
         let business = context.businessFailure(in: response)
-        guard response.isSuccessful else {
+        guard context.endpoint.statusValidator.accepts(response.head.status) else {
             var error = CourierError(.http(status: status))
             error.context.status = status
             if let business, let message = business.serverMessage, !message.isEmpty {
@@ -82,8 +84,8 @@ struct ResultStage: Interceptor {
 /// The built-in stage that picks the host of every attempt at send time (named `routing`, the innermost
 /// stage of the routing role): a request built on its service's base URL goes to the service's current host
 /// — or, when that host already failed to connect during this call, to the next host of the service that has
-/// not. A connection that could not be made (refused, unknown host, no network: the request never reached a
-/// server) is tried again at once on the next host, so one dead host costs the call nothing but the failed
+/// not. A connection that could not be made (refused, unknown host: the request never reached a server) is
+/// tried again at once on the next host, so one dead host costs the call nothing but the failed
 /// connect; a failure after the request may have arrived (timeout, lost connection) only moves the call's
 /// *later* attempts (a retry) to another host. Endpoints with an absolute URL are not routed.
 ///
@@ -105,8 +107,9 @@ public struct RoutingStage: Interceptor {
     private enum Attempts: CallStorageKey { typealias Value = [Attempt] }
     private enum FailedHosts: CallStorageKey { typealias Value = Set<URL> }
 
-    /// Failures that prove the request never reached a server: safe to send again elsewhere at once.
-    static let unreached: Set<CourierError.Code> = [.cannotConnect, .hostNotFound, .notConnected]
+    /// Failures that prove the request never reached a server: safe to send again elsewhere at once. (Not
+    /// ``CourierError/Code/notConnected``: the device is offline, every host would fail the same way.)
+    static let unreached: Set<CourierError.Code> = [.cannotConnect, .hostNotFound]
     /// Failures after which a later attempt of the call should go elsewhere.
     static let hostFailures: Set<CourierError.Code> = unreached.union([.timedOut, .connectionLost, .tlsFailure])
 

@@ -196,10 +196,10 @@ public struct InterceptorContext: Sendable {
         CourierError.Context(module: module.name, endpoint: endpoint.name, callID: callID)
     }
 
-    /// The module's business failure in `response`, if the module has a ``BusinessRule`` and the decoded
-    /// value carries a failure code.
+    /// The business failure in `response` under the endpoint's ``BusinessRule`` (else the module's), if the
+    /// decoded value carries a failure code.
     public func businessFailure(in response: CourierResponse) -> BusinessFailure? {
-        guard let rule = module.businessRule, let value = response.value else { return nil }
+        guard let rule = endpoint.effectiveBusinessRule, let value = response.value else { return nil }
         return rule.failure(in: value)
     }
 }

@@ -95,6 +95,11 @@ public struct CourierResponse: Sendable {
     public var failure: CourierError?
     /// The typed model decoded by the built-in `result` stage, for typed calls.
     var decoded: (any Sendable)?
+    /// Whether the `errorMapping` stage has judged this response.
+    var isMapped = false
+    /// Why a cached entry was not used for this call (expired, another cache or app version, a changed
+    /// sensitive value), set by a cache stage; shown in ``ResponseMetadata/cacheRejection`` and traces.
+    public var cacheRejection: String?
 
     /// A response.
     public init(
@@ -117,8 +122,9 @@ public struct CourierResponse: Sendable {
     /// Whether the status is 2xx.
     public var isSuccessful: Bool { head.status.kind == .successful }
 
-    /// Whether the outcome is a success: a 2xx status and no mapped ``failure``.
-    public var succeeded: Bool { failure == nil && isSuccessful }
+    /// Whether the outcome is a success: no mapped ``failure``, and a status the `errorMapping` stage
+    /// accepted (2xx for a response it has not seen).
+    public var succeeded: Bool { failure == nil && (isMapped || isSuccessful) }
 }
 
 /// Where a response came from. An open set.

@@ -269,6 +269,10 @@ public final class TraceRecorder: Sendable {
             changes.append("value \(describe(before.value)) → \(describe(after.value))")
         }
         if before.source != after.source { changes.append("source → \(after.source)") }
+        if let rejection = after.cacheRejection, before.cacheRejection != rejection {
+            changes.append("cache entry rejected: \(rejection)")
+        }
+        if before.failure == nil, let failure = after.failure { changes.append("outcome → \(failure.code.name)") }
         return changes
     }
 }

@@ -30,8 +30,10 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     public init(
         request: CourierRequest, endpoint: Endpoint,
         keyHeaderFields: [HTTPField.Name] = CacheConfiguration.defaultKeyHeaderFields,
-        credentialHeaderFields: [HTTPField.Name] = CacheConfiguration.defaultCredentialHeaderFields
+        credentialHeaderFields: [HTTPField.Name] = CacheConfiguration.defaultCredentialHeaderFields,
+        excluding exclusions: Set<String> = []
     ) {
+        let exclusions = exclusions.union(endpoint.cacheKeyExclusions)
         let path = request.head.path ?? "/"
         let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         var parameters: [(String, String)] = []
@@ -50,6 +52,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         } else if let body = request.body {
             extra = " body#" + String(Self.fnv1a(body), radix: 16)
         }
+        if !exclusions.isEmpty { parameters.removeAll { exclusions.contains($0.0) } }
         parameters.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         var text = Self.resource(method: request.head.method, scheme: request.head.scheme,
                                  authority: request.head.authority, path: parts.first.map(String.init) ?? "/")
@@ -131,12 +134,15 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
     public var lastModified: String?
     /// The cached body's "not modified" field (``CacheConfiguration/notModifiedField``), as text.
     public var versionEcho: String?
+    /// The endpoint's ``Courier/Endpoint/cacheSensitiveValue`` when stored.
+    public var sensitiveValue: String?
 
     /// Metadata.
     public init(
         createdAt: Date, refreshedAt: Date? = nil, ttl: Double, cacheVersion: Int = 0, appVersion: String = "",
-        eTag: String? = nil, lastModified: String? = nil, versionEcho: String? = nil
+        eTag: String? = nil, lastModified: String? = nil, versionEcho: String? = nil, sensitiveValue: String? = nil
     ) {
+        self.sensitiveValue = sensitiveValue
         self.createdAt = createdAt
         self.refreshedAt = refreshedAt ?? createdAt
         self.ttl = ttl

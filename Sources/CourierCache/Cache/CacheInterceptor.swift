@@ -33,7 +33,7 @@ public enum CacheDecision: Sendable, Hashable {
             return .bypass
         case .noRead:
             return .fetch
-        case .readOnly:
+        case .readOnly, .readOnlyRefreshing:
             guard let entry else { return .miss }
             return .answer(entry.isFresh(at: now) ? .cache : .staleCache)
         case .normal, .serverControlled:
@@ -44,6 +44,21 @@ public enum CacheDecision: Sendable, Hashable {
             return entry.isFresh(at: now) ? .answer(.cache) : .answerStaleAndRevalidate
         }
     }
+}
+
+/// Why a cached entry was not used for a call: on ``Courier/ResponseMetadata/cacheRejection``, on
+/// ``Courier/CourierResponse/cacheRejection`` and in the trace (`cache entry rejected: expired`).
+public enum CacheRejection: String, Sendable, Hashable, CaseIterable {
+    /// Older than its TTL (it was revalidated or fetched again).
+    case expired
+    /// Stored under another ``Courier/Endpoint/cacheVersion``.
+    case cacheVersionChanged = "cache version changed"
+    /// Stored by another ``CacheConfiguration/appVersion``.
+    case appVersionChanged = "app version changed"
+    /// Stored under another ``Courier/Endpoint/cacheSensitiveValue``.
+    case sensitiveValueChanged = "sensitive value changed"
+    /// Its body could no longer be decoded.
+    case unreadable
 }
 
 /// A fresher response found by a background revalidation (``CachePolicy/staleWhileRevalidate(ttl:)``),
@@ -171,14 +186,32 @@ public final class CacheInterceptor: Interceptor {
         if policy == .ignore { return try await next(request) }
         let key = CacheKey(
             request: request, endpoint: endpoint, keyHeaderFields: configuration.keyHeaderFields,
-            credentialHeaderFields: configuration.credentialHeaderFields)
+            credentialHeaderFields: configuration.credentialHeaderFields, excluding: configuration.keyExclusions)
         var entry = await store.entry(for: key)
-        if let stored = entry, !isCurrent(stored, endpoint: endpoint) {
-            context.logger.debug("cache entry from another version dropped", metadata: ["endpoint": "\(endpoint.name)"])
+        var rejected: CacheRejection?
+        if let stored = entry, let reason = self.rejection(of: stored, endpoint: endpoint) {
+            context.logger.debug("cache entry rejected", metadata: ["endpoint": "\(endpoint.name)", "reason": "\(reason.rawValue)"])
             await store.remove(key)
             entry = nil
+            rejected = reason
         }
         let decision = CacheDecision.decide(policy: policy, entry: entry?.metadata, now: configuration.now())
+        if case .revalidate = decision { rejected = rejected ?? .expired }
+        if policy == .readOnlyRefreshing {
+            refreshQuietly(request, key: key, context: context, next: next)
+        }
+        var response = try await decided(
+            decision, request: request, key: key, entry: entry, policy: policy, context: context, next: next)
+        if response.cacheRejection == nil { response.cacheRejection = rejected?.rawValue }
+        return response
+    }
+
+    /// Carries out `decision`.
+    private func decided(
+        _ decision: CacheDecision, request: CourierRequest, key: CacheKey, entry: CacheEntry?, policy: CachePolicy,
+        context: InterceptorContext, next: InterceptorNext
+    ) async throws -> CourierResponse {
+        let endpoint = context.endpoint
         switch decision {
         case .bypass:
             return try await next(request)
@@ -192,11 +225,13 @@ public final class CacheInterceptor: Interceptor {
         case .answer(let source):
             guard let entry, let response = answer(entry, for: request, source: source, context: context) else {
                 await store.remove(key)
-                if policy == .readOnly {
+                if policy == .readOnly || policy == .readOnlyRefreshing {
                     throw CourierError(.cacheMiss, detail: "the cached response for \(endpoint.name) is unreadable",
                                        context: context.errorContext)
                 }
-                return try await fetch(request, key: key, entry: nil, policy: policy, context: context, next: next)
+                var fetched = try await fetch(request, key: key, entry: nil, policy: policy, context: context, next: next)
+                fetched.cacheRejection = CacheRejection.unreadable.rawValue
+                return fetched
             }
             return response
         case .answerStaleAndRevalidate:
@@ -216,7 +251,7 @@ public final class CacheInterceptor: Interceptor {
         context: InterceptorContext, next: InterceptorNext
     ) async throws -> CourierResponse {
         let response = try await next(conditional(request, entry: entry))
-        if let entry, isNotModified(response, comparedTo: entry) {
+        if let entry, isNotModified(response, comparedTo: entry, context: context) {
             let renewed = renew(entry, with: response, policy: policy)
             store.store(renewed)
             if let answer = answer(renewed, for: request, source: .cache, context: context) { return answer }
@@ -249,7 +284,7 @@ public final class CacheInterceptor: Interceptor {
             }
             do {
                 let response = try await next(outgoing)
-                if isNotModified(response, comparedTo: entry) {
+                if isNotModified(response, comparedTo: entry, context: context) {
                     store.store(renew(entry, with: response, policy: policy))
                     return
                 }
@@ -292,8 +327,14 @@ public final class CacheInterceptor: Interceptor {
         return request
     }
 
-    private func isNotModified(_ response: CourierResponse, comparedTo entry: CacheEntry) -> Bool {
+    private func isNotModified(_ response: CourierResponse, comparedTo entry: CacheEntry, context: InterceptorContext) -> Bool {
         if response.head.status.code == 304 { return true }
+        if !configuration.notModifiedCodes.isEmpty, let value = response.value {
+            let path = context.endpoint.effectiveBusinessRule?.codePath ?? ["code"]
+            if let code = value[path: path]?.int64Value, configuration.notModifiedCodes.contains(Int(code)) {
+                return true
+            }
+        }
         guard response.isSuccessful, let field = configuration.notModifiedField,
             let value = response.value?[path: Self.path(field)]
         else { return false }
@@ -325,7 +366,7 @@ public final class CacheInterceptor: Interceptor {
     private func makeEntry(
         key: CacheKey, response: CourierResponse, policy: CachePolicy, context: InterceptorContext
     ) -> CacheEntry? {
-        guard policy != .readOnly, policy != .ignore, response.isSuccessful, response.head.status.code != 206,
+        guard policy != .readOnly, policy != .readOnlyRefreshing, policy != .ignore, response.isSuccessful, response.head.status.code != 206,
             response.body.count <= configuration.maximumEntrySize, response.failure == nil,
             isKeyedOnItsVary(response), let ttl = ttl(for: policy, response: response)
         else { return nil }
@@ -337,7 +378,8 @@ public final class CacheInterceptor: Interceptor {
         let metadata = CacheMetadata(
             createdAt: now, ttl: ttl, cacheVersion: context.endpoint.cacheVersion,
             appVersion: configuration.appVersion, eTag: response.head.headerFields[.eTag],
-            lastModified: response.head.headerFields[.lastModified], versionEcho: echo)
+            lastModified: response.head.headerFields[.lastModified], versionEcho: echo,
+            sensitiveValue: context.endpoint.cacheSensitiveValue)
         return CacheEntry(
             key: key, module: context.module.name, status: Int(response.head.status.code),
             headerFields: response.head.headerFields, body: response.body, format: response.format,
@@ -361,7 +403,7 @@ public final class CacheInterceptor: Interceptor {
     /// The TTL in seconds for a response under `policy`; nil: do not store.
     func ttl(for policy: CachePolicy, response: CourierResponse?) -> Double? {
         switch policy {
-        case .ignore, .readOnly: return nil
+        case .ignore, .readOnly, .readOnlyRefreshing: return nil
         case .noRead: return 0
         case .normal(let ttl), .staleWhileRevalidate(let ttl): return Self.seconds(ttl)
         case .serverControlled:
@@ -391,8 +433,44 @@ public final class CacheInterceptor: Interceptor {
         return nil
     }
 
-    private func isCurrent(_ entry: CacheEntry, endpoint: Endpoint) -> Bool {
-        entry.metadata.cacheVersion == endpoint.cacheVersion && entry.metadata.appVersion == configuration.appVersion
+    /// Why `entry` cannot be used for `endpoint` now, regardless of its age (nil: it can).
+    private func rejection(of entry: CacheEntry, endpoint: Endpoint) -> CacheRejection? {
+        if entry.metadata.cacheVersion != endpoint.cacheVersion { return .cacheVersionChanged }
+        if entry.metadata.appVersion != configuration.appVersion { return .appVersionChanged }
+        if entry.metadata.sensitiveValue != endpoint.cacheSensitiveValue { return .sensitiveValueChanged }
+        return nil
+    }
+
+    /// ``CachePolicy/readOnlyRefreshing``: fetches in the background and stores the answer for the next call.
+    private func refreshQuietly(_ request: CourierRequest, key: CacheKey, context: InterceptorContext, next: InterceptorNext) {
+        let start = state.withLock { state -> Int? in
+            guard state.revalidating.insert(key).inserted else { return nil }
+            state.nextTask += 1
+            return state.nextTask
+        }
+        guard let id = start else { return }
+        let task = context.startBackgroundWork { [self] in
+            defer {
+                state.withLock { state in
+                    state.revalidating.remove(key)
+                    state.background[id] = nil
+                }
+            }
+            do {
+                let response = try await next(request)
+                // Stored as `noRead` would store it: readable by the next read-only call.
+                if let fresh = makeEntry(key: key, response: response, policy: .noRead, context: context) {
+                    store.store(fresh)
+                } else {
+                    context.logger.debug("quiet refresh stored nothing", metadata: ["status": "\(response.head.status.code)"])
+                }
+            } catch {
+                context.logger.debug("quiet refresh failed", metadata: ["error": "\(error)"])
+            }
+        }
+        state.withLock { state in
+            if state.revalidating.contains(key) { state.background[id] = task }
+        }
     }
 
     /// The response answering `request` from `entry`, decoded as the codec stage would; nil if unreadable.

@@ -25,6 +25,10 @@ public enum CachePolicy: Sendable, Hashable {
     /// Answer only from the cache (fresh or not), never fetch: a launch screen. No entry fails with
     /// ``Courier/CourierError/Code/cacheMiss``.
     case readOnly
+    /// Like ``readOnly`` (answer only from the cache, or fail with ``Courier/CourierError/Code/cacheMiss``), and
+    /// also fetch quietly in the background and store the answer for the next launch (HSNet's
+    /// read-cache-only); the caller never waits for the network.
+    case readOnlyRefreshing
     /// Within `ttl` like ``normal(ttl:)``. After it, answer the stale entry at once (source
     /// ``Courier/ResponseSource/staleCache``), revalidate in the background, and publish the fresh result
     /// on ``CacheInterceptor/updates()`` only if it changed.
@@ -53,6 +57,8 @@ public struct CacheScope: Sendable {
 }
 
 enum CachePolicyOption: OptionKey { static let defaultValue = CachePolicy.ignore }
+enum CacheSensitiveValueOption: OptionKey { static let defaultValue: String? = nil }
+enum CacheKeyExclusionsOption: OptionKey { static let defaultValue: Set<String> = [] }
 enum CacheVersionOption: OptionKey { static let defaultValue = 0 }
 enum CacheScopeOption: OptionKey { static let defaultValue = CacheScope.shared }
 
@@ -61,6 +67,29 @@ extension Endpoint {
     public var cachePolicy: CachePolicy {
         get { options.contains(CachePolicyOption.self) ? options[CachePolicyOption.self] : module.cachePolicy }
         set { options[CachePolicyOption.self] = newValue }
+    }
+
+    /// A value stored with each entry (YTKNetwork's `cacheSensitiveData`): an entry stored under another
+    /// value is rejected (``CacheRejection/sensitiveValueChanged``) and replaced. Unlike ``Courier/APIModule/cacheScope``
+    /// it does not keep two entries apart: the newer value replaces the older one.
+    ///
+    /// ```swift
+    /// feed.cacheSensitiveValue = settings.contentLanguage
+    /// ```
+    public var cacheSensitiveValue: String? {
+        get { options[CacheSensitiveValueOption.self] }
+        set { options[CacheSensitiveValueOption.self] = newValue }
+    }
+
+    /// Query and body parameters left out of the cache key (timestamps, nonces, request ids: YTKNetwork's
+    /// key filter), added to ``CacheConfiguration/keyExclusions``.
+    ///
+    /// ```swift
+    /// endpoint.cacheKeyExclusions = ["ts", "nonce"]
+    /// ```
+    public var cacheKeyExclusions: Set<String> {
+        get { options[CacheKeyExclusionsOption.self] }
+        set { options[CacheKeyExclusionsOption.self] = newValue }
     }
 
     /// The version of the endpoint's cached data (YTKNetwork's `cacheVersion`): raise it when the response
@@ -129,6 +158,14 @@ public struct CacheConfiguration: Sendable {
 
     /// ``keyHeaderFields``' default.
     public static let defaultKeyHeaderFields: [HTTPField.Name] = [.accept, .acceptLanguage]
+    /// Query and body parameters left out of every cache key (timestamps, nonces: YTKNetwork's key filter).
+    /// Default: none. Endpoints add their own with ``Courier/Endpoint/cacheKeyExclusions``.
+    public var keyExclusions: Set<String>
+    /// Business codes meaning "what you have is already the newest" (HSNet's newest-result code): such an
+    /// answer renews the cached entry and the call gets the cached body, like a 304. Read at the business
+    /// rule's code path (``Courier/Endpoint/effectiveBusinessRule``, else `code`). Default: none.
+    public var notModifiedCodes: Set<Int>
+
     /// ``credentialHeaderFields``' default.
     public static let defaultCredentialHeaderFields: [HTTPField.Name] = [
         .authorization, .proxyAuthorization, .cookie, HTTPField.Name("X-API-Key")!,
@@ -147,5 +184,7 @@ public struct CacheConfiguration: Sendable {
         self.maximumEntrySize = 8 << 20
         self.keyHeaderFields = Self.defaultKeyHeaderFields
         self.credentialHeaderFields = Self.defaultCredentialHeaderFields
+        self.keyExclusions = []
+        self.notModifiedCodes = []
     }
 }

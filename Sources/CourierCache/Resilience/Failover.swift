@@ -105,11 +105,16 @@ public final class FailoverInterceptor: Interceptor {
         public var window: FailoverWindow
         /// The failure codes that count as network failures.
         public var networkFailureCodes: Set<CourierError.Code>
+        /// Whether the device is offline now (e.g. from a reachability monitor). While it is, no outcome
+        /// counts against a server; a ``Courier/CourierError/Code/notConnected`` failure never does.
+        public var isOffline: @Sendable () -> Bool
 
-        /// 40 calls, 10 %, at least 10 calls; timeouts, refused and lost connections, unknown hosts, offline.
+        /// 40 calls, 10 %, at least 10 calls; timeouts, refused and lost connections, unknown hosts (not
+        /// "not connected": the device is offline, the server is not at fault).
         public init() {
             window = FailoverWindow()
-            networkFailureCodes = [.timedOut, .cannotConnect, .connectionLost, .hostNotFound, .notConnected]
+            networkFailureCodes = [.timedOut, .cannotConnect, .connectionLost, .hostNotFound]
+            isOffline = { false }
         }
     }
 
@@ -151,8 +156,8 @@ public final class FailoverInterceptor: Interceptor {
         let seen = RoutingStage.attempts(in: context).count
         defer {
             // Every attempt the routing stage made below (each host tried) counts for the host it went to.
-            if !Task.isCancelled {
-                for attempt in RoutingStage.attempts(in: context).dropFirst(seen) {
+            if !Task.isCancelled, !configuration.isOffline() {
+                for attempt in RoutingStage.attempts(in: context).dropFirst(seen) where attempt.failure != .notConnected {
                     let outcome: FailoverWindow.Outcome =
                         attempt.failure.map { configuration.networkFailureCodes.contains($0) } == true
                         ? .networkFailure : .success

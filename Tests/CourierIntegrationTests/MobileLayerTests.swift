@@ -1,0 +1,229 @@
+import Courier
+import CourierCache
+import CourierDemoServer
+import Foundation
+import HTTPTypes
+import Testing
+
+/// What the classic mobile network layers (YTKNetwork, HSNet, casatwy's layer) do, over loopback against the
+/// demo server: newest-result codes, read-only with a quiet refresh, rejection reasons, key filters,
+/// business rules and status validators per endpoint, shared or cancelled duplicate calls, offline-aware
+/// failover and priorities.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct MobileLayerTests {
+    static func module(_ api: DemoAPI, rule: BusinessRule? = BusinessRule()) -> APIModule {
+        APIModule(name: "layer", service: api.service, businessRule: rule)
+    }
+
+    static func count(_ name: String, api: DemoAPI) async throws -> Int64 {
+        try await Client().send(Endpoint(name: "stats", module: module(api), path: "/layer/stats/\(name)"))
+            .value["data"]?["count"]?.int64Value ?? -1
+    }
+
+    static func bump(_ name: String, api: DemoAPI) async throws {
+        _ = try await Client().send(Endpoint(name: "bump", module: module(api), method: .post, path: "/layer/newest/\(name)/bump"))
+    }
+
+    @Test(arguments: TransportUnderTest.allCases)
+    func anAlreadyNewestCodeAnswersTheCachedData(_ kind: TransportUnderTest) async throws {
+        try await kind.run { transport in
+            try await withDemoServer { server, api in
+                var configuration = CacheConfiguration()
+                configuration.notModifiedField = "data.version"
+                configuration.versionEchoHeader = HTTPField.Name("X-Data-Version")!
+                configuration.notModifiedCodes = [2001]
+                let client = Client(transport: transport, configuration: .init(interceptors: [CacheInterceptor(configuration: configuration)]))
+                var endpoint = Endpoint(name: "feed", module: Self.module(api), path: "/layer/newest/feed")
+                endpoint.cachePolicy = .normal(ttl: .zero)          // always revalidate
+
+                let first = try await client.send(endpoint)
+                #expect(first.value["data"]?["version"] == 1)
+                let second = try await client.send(endpoint)     // the server says "already the newest" (2001)
+                #expect(second.metadata.source == .cache)
+                #expect(second.value["data"]?["items"]?[0] == "feed-1-1")
+                #expect(second.metadata.cacheRejection == "expired")
+                try await Self.bump("feed", api: api)
+                let third = try await client.send(endpoint)
+                #expect(third.metadata.source == .network)
+                #expect(third.value["data"]?["version"] == 2)
+                #expect(server.state.requestCount == 3)
+            }
+        }
+    }
+
+    @Test func readOnlyRefreshingAnswersFromTheCacheAndRefreshesForNextTime() async throws {
+        try await withDemoServer { _, api in
+            let cache = CacheInterceptor()
+            let client = Client(configuration: .init(interceptors: [cache]))
+            var endpoint = Endpoint(name: "launch", module: Self.module(api), path: "/layer/count/launch")
+            endpoint.cachePolicy = .readOnlyRefreshing
+            let miss = try await #require(throws: CourierError.self) { try await client.send(endpoint) }
+            #expect(miss.code == .cacheMiss)                  // nothing stored yet: no waiting for the network
+            await cache.waitForRevalidations()
+            let second = try await client.send(endpoint)      // the quiet refresh stored count 1
+            #expect(second.value["data"]?["count"] == 1)
+            #expect(second.metadata.source == .staleCache)
+            await cache.waitForRevalidations()
+            let third = try await client.send(endpoint)
+            #expect(third.value["data"]?["count"] == 2)
+            await cache.waitForRevalidations()
+            #expect(try await Self.count("launch", api: api) == 3)
+        }
+    }
+
+    @Test func theReasonACachedEntryWasRejectedIsOnTheReplyAndInTheTrace() async throws {
+        try await withDemoServer { _, api in
+            var configuration = CacheConfiguration()
+            configuration.appVersion = "1.0"
+            let store = MemoryCacheStore()
+            let client = Client(configuration: .init(interceptors: [CacheInterceptor(store: store, configuration: configuration)]))
+            var endpoint = Endpoint(name: "reasons", module: Self.module(api), path: "/layer/count/reasons")
+            endpoint.cachePolicy = .normal(ttl: .seconds(600))
+            _ = try await client.send(endpoint)
+            #expect(try await client.send(endpoint).metadata.cacheRejection == nil)
+
+            endpoint.cacheVersion = 2
+            let versioned = try await client.send(endpoint, options: .init(trace: true))
+            #expect(versioned.metadata.cacheRejection == "cache version changed")
+            #expect(versioned.metadata.trace?.description.contains("cache entry rejected: cache version changed") == true)
+
+            endpoint.cacheSensitiveValue = "lang=de"
+            #expect(try await client.send(endpoint).metadata.cacheRejection == "sensitive value changed")
+            #expect(try await client.send(endpoint).metadata.source == .cache)
+
+            configuration.appVersion = "2.0"
+            let upgraded = Client(configuration: .init(interceptors: [CacheInterceptor(store: store, configuration: configuration)]))
+            #expect(try await upgraded.send(endpoint).metadata.cacheRejection == "app version changed")
+
+            var expiring = endpoint
+            expiring.cachePolicy = .normal(ttl: .zero)
+            expiring.cacheVersion = 3                          // stored anew, with a zero TTL
+            #expect(try await upgraded.send(expiring).metadata.cacheRejection == "cache version changed")
+            #expect(try await upgraded.send(expiring).metadata.cacheRejection == "expired")
+        }
+    }
+
+    @Test func parametersLeftOutOfTheKeyStillHit() async throws {
+        try await withDemoServer { _, api in
+            let client = Client(configuration: .init(interceptors: [CacheInterceptor()]))
+            func endpoint() -> Endpoint {
+                var endpoint = Endpoint(name: "filtered", module: Self.module(api), path: "/layer/count/filtered",
+                                        query: [QueryItem("page", "1"), QueryItem("ts", "\(UUID().uuidString)")])
+                endpoint.cachePolicy = .normal(ttl: .seconds(600))
+                endpoint.cacheKeyExclusions = ["ts"]
+                return endpoint
+            }
+            _ = try await client.send(endpoint())
+            #expect(try await client.send(endpoint()).metadata.source == .cache)
+            #expect(try await Self.count("filtered", api: api) == 1)
+        }
+    }
+
+    @Test func businessRulesAndStatusValidatorsPerEndpoint() async throws {
+        try await withDemoServer { _, api in
+            let client = Client()
+            // The module has no rule; the endpoint's maps the demo's 301 to a business error.
+            var user = Endpoint(name: "user", module: Self.module(api, rule: nil), path: "/users/404404")
+            #expect(try await client.send(user).value["code"] == 301)
+            user.businessRule = BusinessRule(mapping: DemoAPI.UserError.self)
+            let error = try await #require(throws: CourierError.self) { try await client.send(user) }
+            #expect(error.business(as: DemoAPI.UserError.self) == .userNotFound)
+            // The endpoint's rule wins over the module's: code 200 is a failure where only 0 succeeds.
+            var strict = Endpoint(name: "strict", module: Self.module(api), path: "/users/1")
+            strict.businessRule = BusinessRule(successCodes: [0])
+            #expect(try await #require(throws: CourierError.self) { try await client.send(strict) }.code == .business)
+
+            var notFound = Endpoint(name: "probe", module: Self.module(api, rule: nil), path: "/status/404")
+            notFound.statusValidator = .statuses([200, 404])
+            #expect(try await client.send(notFound).metadata.status == .notFound)
+            var onlyCreated = Endpoint(name: "created", module: Self.module(api, rule: nil), path: "/status/200")
+            onlyCreated.statusValidator = .statuses([201])
+            #expect(try await #require(throws: CourierError.self) { try await client.send(onlyCreated) }.code
+                    == .http(status: 200))
+        }
+    }
+
+    @Test(arguments: TransportUnderTest.allCases)
+    func identicalCallsShareOneExchange(_ kind: TransportUnderTest) async throws {
+        try await kind.run { transport in
+            try await withDemoServer { _, api in
+                let client = Client(transport: transport)
+                var endpoint = Endpoint(name: "shared", module: Self.module(api), path: "/layer/count/shared",
+                                        query: [QueryItem("delay", "300")])
+                endpoint.duplicatePolicy = .share
+                let calls = (0..<5).map { _ in client.dispatch(endpoint) }
+                var counts: [Value?] = []
+                for call in calls { counts.append(try await call.reply.value["data"]?["count"]) }
+                #expect(counts == Array(repeating: 1, count: 5))
+                #expect(Set(calls.map(\.id)).count == 5)
+                #expect(try await Self.count("shared", api: api) == 1)
+                // Without the policy every call is its own exchange.
+                endpoint.duplicatePolicy = .allow
+                _ = try await client.send(endpoint)
+                #expect(try await Self.count("shared", api: api) == 2)
+            }
+        }
+    }
+
+    @Test func cancelPreviousLetsTheNewestCallWin() async throws {
+        try await withDemoServer { _, api in
+            let client = Client()
+            var endpoint = Endpoint(name: "search", module: Self.module(api), path: "/layer/count/search",
+                                    query: [QueryItem("delay", "500")])
+            endpoint.duplicatePolicy = .cancelPrevious
+            let first = client.dispatch(endpoint)
+            try await Task.sleep(for: .milliseconds(100))
+            let second = client.dispatch(endpoint)
+            let error = try await #require(throws: CourierError.self) { try await first.reply }
+            #expect(error.code == .cancelled)
+            #expect(try await second.reply.value["data"]?["count"] == 2)
+        }
+    }
+
+    @Test func failoverDoesNotBlameTheServerWhileTheDeviceIsOffline() async throws {
+        let gone = try await DemoServer.start()
+        let dead = gone.baseURL
+        await gone.stop()
+        try await withDemoServer { server, _ in
+            let offline = Locked(true)
+            var configuration = FailoverInterceptor.Configuration()
+            configuration.isOffline = { offline.withLock { $0 } }
+            configuration.window = FailoverWindow(size: 4, threshold: 0.1, minimumCalls: 1)
+            let failover = FailoverInterceptor(configuration: configuration)
+            let service = Service(name: "api", baseURLs: [.release: [dead, server.baseURL]], environment: .release)
+            let client = Client(configuration: .init(interceptors: [failover]))
+            let endpoint = Endpoint(name: "user", module: APIModule(name: "user", service: service), path: "/users/1")
+            _ = try await client.send(endpoint)               // routed on to the live host
+            #expect(failover.window(of: service).count == 0)
+            #expect(service.currentBaseURL == dead)
+            offline.withLock { $0 = false }
+            _ = try await client.send(endpoint)
+            #expect(service.currentBaseURL == server.baseURL)  // online, the refused connection counts
+        }
+    }
+
+    @Test func priorityReachesTheCallsTask() async throws {
+        struct RecordPriority: Interceptor {
+            let seen: Locked<[TaskPriority]>
+            func intercept(_ request: CourierRequest, context: InterceptorContext, next: InterceptorNext)
+                async throws -> CourierResponse
+            {
+                seen.withLock { $0.append(Task.currentPriority) }
+                return try await next(request)
+            }
+        }
+        try await withDemoServer { _, api in
+            let seen = Locked<[TaskPriority]>([])
+            let client = Client(configuration: .init(interceptors: [RecordPriority(seen: seen)]))
+            // Awaiting a task raises its priority to the waiter's, so each call is observed before anyone
+            // awaits it.
+            for (index, priority) in [Priority.low, .normal, .high].enumerated() {
+                var endpoint = api.user(id: 1)
+                endpoint.priority = priority
+                let call = client.dispatch(endpoint)
+                #expect(await waitUntil { seen.withLock { $0.count } > index })
+                _ = try await call.reply
+            }
+            #expect(seen.withLock { $0 } == [.low, .medium, .high])
+        }
+    }
+}
