@@ -130,15 +130,16 @@ import Testing
             // The endpoint's rule wins over the module's: code 200 is a failure where only 0 succeeds.
             var strict = Endpoint(name: "strict", module: Self.module(api), path: "/users/1")
             strict.businessRule = BusinessRule(successCodes: [0])
-            #expect(try await #require(throws: CourierError.self) { try await client.send(strict) }.code == .business)
+            let strictError = try await #require(throws: CourierError.self) { try await client.send(strict) }
+            #expect(strictError.code == .business)
 
             var notFound = Endpoint(name: "probe", module: Self.module(api, rule: nil), path: "/status/404")
             notFound.statusValidator = .statuses([200, 404])
             #expect(try await client.send(notFound).metadata.status == .notFound)
             var onlyCreated = Endpoint(name: "created", module: Self.module(api, rule: nil), path: "/status/200")
             onlyCreated.statusValidator = .statuses([201])
-            #expect(try await #require(throws: CourierError.self) { try await client.send(onlyCreated) }.code
-                    == .http(status: 200))
+            let refused = try await #require(throws: CourierError.self) { try await client.send(onlyCreated) }
+            #expect(refused.code == .http(status: 200))
         }
     }
 
@@ -224,6 +225,36 @@ import Testing
                 _ = try await call.reply
             }
             #expect(seen.withLock { $0 } == [.low, .medium, .high])
+        }
+    }
+}
+
+/// The README's "What mobile network layers taught" snippet, compiled and sent.
+@Suite(.timeLimit(.minutes(10))) struct ReadmeMobileLayerExampleTests {
+    @Test func theReadmeSnippetCompilesAndSends() async throws {
+        try await withDemoServer { _, api in
+            let home = APIModule(name: "home", service: api.service, businessRule: BusinessRule())
+            // README: begin
+            var configuration = CacheConfiguration()
+            configuration.notModifiedCodes = [2001]           // HSNet's "already the newest" business code → cached data
+            configuration.keyExclusions = ["ts", "nonce"]     // YTKNetwork's key filter: never part of a cache key
+            let cache = CacheInterceptor(configuration: configuration)
+
+            var launch = Endpoint(name: "home", module: home, path: "/home")
+            launch.cachePolicy = .readOnlyRefreshing          // answer from the cache now, refresh quietly for next time
+            launch.cacheSensitiveValue = "lang=de"            // an entry stored under another value is rejected
+            launch.businessRule = BusinessRule(successCodes: [1])      // this endpoint's codes, not the module's
+            launch.statusValidator = .statuses([200, 304])             // YTKNetwork's status validator
+            launch.duplicatePolicy = .share                   // identical calls in flight share one exchange
+            launch.priority = .high                           // the call's task priority and its place in queues
+            // README: end
+            launch.path = "/layer/count/home"
+            launch.businessRule = BusinessRule(successCodes: [200])
+            let client = Client(configuration: .init(interceptors: [cache]))
+            let miss = try await #require(throws: CourierError.self) { try await client.send(launch) }
+            #expect(miss.code == .cacheMiss)
+            await cache.waitForRevalidations()
+            #expect(try await client.send(launch).value["data"]?["count"] == 1)
         }
     }
 }
