@@ -83,6 +83,8 @@ public struct CourierResponse: Sendable {
     public var format: ContentFormat?
     /// Where the response came from.
     public var source: ResponseSource
+    /// The redirects followed before this response, in order (set by the `redirects` stage).
+    public var redirects: [RedirectHop] = []
 
     /// A response.
     public init(
