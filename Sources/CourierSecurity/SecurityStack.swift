@@ -55,8 +55,8 @@ public struct SecurityStack: Sendable {
 
     /// The stage names in chain order (with the codec stage and the transport for reference).
     public static let order = [
-        "CommonParameters", "BearerAuth", "ParameterSigning", "codec", "EnvelopeEncryption", "RequestSigning",
-        "transport",
+        "CommonParameters", "BearerAuth", "ParameterSigning", "codec", "redirects", "EnvelopeEncryption",
+        "RequestSigning", "transport",
     ]
 
     /// The configured stages, outermost first.

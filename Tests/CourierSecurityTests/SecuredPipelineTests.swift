@@ -73,7 +73,7 @@ import CourierSecurity
         #expect(sent.head.headerFields[HTTPField.Name("X-Courier-Signature")!]?.count == 64)
 
         let trace = try #require(reply.metadata.trace)
-        #expect(trace.stages.map(\.name) == ["CommonParameters", "codec", "EnvelopeEncryption", "RequestSigning", "transport"])
+        #expect(trace.stages.map(\.name) == ["CommonParameters", "codec", "redirects", "EnvelopeEncryption", "RequestSigning", "transport"])
     }
 
     @Test func stackOrderIsTheDocumentedOne() throws {

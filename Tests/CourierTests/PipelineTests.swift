@@ -86,7 +86,7 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
             transport: transport,
             configuration: .init(interceptors: [Tagging(name: "G1", log: log), Tagging(name: "G2net", phase: .network, log: log)]))
 
-        #expect(client.pipeline(for: endpoint).stageNames == ["G1", "M1", "E2", "codec", "G2net", "M2net", "E1net", "transport"])
+        #expect(client.pipeline(for: endpoint).stageNames == ["G1", "M1", "E2", "codec", "redirects", "G2net", "M2net", "E1net", "transport"])
         _ = try await client.send(endpoint)
         #expect(log.all == [
             ">G1", ">M1", ">E2", ">G2net", ">M2net", ">E1net",
@@ -104,7 +104,7 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         let client = Client(transport: transport)
         _ = try await client.send(Endpoint(name: "t", module: topics, path: "/topics"))
         #expect(log.all.isEmpty)
-        #expect(client.pipeline(for: Endpoint(name: "t", module: topics, path: "/t")).stageNames == ["codec", "transport"])
+        #expect(client.pipeline(for: Endpoint(name: "t", module: topics, path: "/t")).stageNames == ["codec", "redirects", "transport"])
         _ = try await client.send(Endpoint(name: "u", module: users, path: "/users"))
         #expect(log.all == [">UserOnly", "<UserOnly"])
     }
@@ -144,11 +144,11 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         let transport = InMemoryTransport { _, body in jsonResponse(String(decoding: body ?? Data(), as: UTF8.self)) }
         let reply = try await Client(transport: transport).send(endpoint, options: .init(trace: true))
         let trace = try #require(reply.metadata.trace)
-        #expect(trace.stages.map(\.name) == ["Stamp", "codec", "transport"])
+        #expect(trace.stages.map(\.name) == ["Stamp", "codec", "redirects", "transport"])
         #expect(trace.stages[0].requestChanges == ["+header X-Seen: Stamp"])
         #expect(trace.stages[1].requestChanges.contains { $0.hasPrefix("body none → ") && $0.hasSuffix("B json") })
         #expect(trace.stages[1].responseChanges.contains("decoded json → object(1)"))
-        #expect(trace.stages[2].requestChanges == ["POST http://api.test/users"])
+        #expect(trace.stages[3].requestChanges == ["POST http://api.test/users"])
         #expect(String(describing: trace).contains("1. Stamp"))
     }
 

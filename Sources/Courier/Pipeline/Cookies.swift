@@ -240,9 +240,14 @@ public final class CookieStore: Sendable {
             }
         }
         guard !matching.isEmpty else { return nil }
-        return matching
-            .sorted { $0.path.count != $1.path.count ? $0.path.count > $1.path.count : $0.created < $1.created }
-            .map { "\($0.name)=\($0.value)" }
+        // Ties keep the order of storage (the order the cookies were received in).
+        return matching.enumerated()
+            .sorted { a, b in
+                if a.element.path.count != b.element.path.count { return a.element.path.count > b.element.path.count }
+                if a.element.created != b.element.created { return a.element.created < b.element.created }
+                return a.offset < b.offset
+            }
+            .map { "\($0.element.name)=\($0.element.value)" }
             .joined(separator: "; ")
     }
 
