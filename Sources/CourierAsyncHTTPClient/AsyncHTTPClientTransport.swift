@@ -238,8 +238,13 @@ public struct AsyncHTTPClientTransport: Transport {
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headerFields.count)
-        for field in request.headerFields {
+        for field in request.headerFields where field.name != .cookie {
             headers.add(name: field.name.rawName, value: field.value)
+        }
+        // HTTPFields splits "Cookie" into one field per cookie; HTTP/1.1 allows one "Cookie" line, the cookies
+        // joined by "; " (RFC 6265 §5.4).
+        if let cookie = request.headerFields[.cookie] {
+            headers.add(name: "Cookie", value: cookie)
         }
         outgoing.headers = headers
         if let body {

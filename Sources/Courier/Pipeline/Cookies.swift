@@ -362,7 +362,7 @@ public final class CookieStore: Sendable {
     /// The cookie lines of one `Set-Cookie` field value. FoundationNetworking joins repeated `Set-Cookie`
     /// fields with `, `, so a comma starts a new cookie when `name=` follows it before the next `;` (an
     /// `Expires` date's comma does not).
-    static func splitLines(_ value: String) -> [String] {
+    package static func splitLines(_ value: String) -> [String] {
         var lines: [String] = []
         var current = ""
         var rest = Substring(value)

@@ -151,8 +151,13 @@ public final class URLSessionTransport: Transport {
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method.rawValue
-        for field in request.headerFields {
+        for field in request.headerFields where field.name != .cookie {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+        }
+        // HTTPFields splits "Cookie" into one field per cookie; HTTP/1.1 sends them as one line, joined by "; "
+        // (RFC 6265 §5.4), where URLSession would join repeated fields with ",".
+        if let cookie = request.headerFields[.cookie] {
+            urlRequest.setValue(cookie, forHTTPHeaderField: "Cookie")
         }
         urlRequest.httpBody = body
         if let timeout {
