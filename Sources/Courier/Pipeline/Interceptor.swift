@@ -14,7 +14,9 @@ public import Logging
 ///    auth, caching, retry, validation, logging.
 /// 2. The codec stage (named `codec`): encodes the payload with the request's format, decodes the response by
 ///    its `Content-Type` (or the endpoint's expected format).
-/// 3. ``InterceptorPhase/network`` interceptors see the encoded bytes: signing, encryption, compression.
+/// 3. ``InterceptorPhase/network`` interceptors see the encoded bytes: signing, encryption, compression,
+///    cookies. The client's `redirects` stage (``RedirectInterceptor``) comes first of them, so each redirect
+///    hop passes the others again.
 /// 4. The transport.
 ///
 /// So on the way out: application (global → module → endpoint) → encoding → network (global → module →

@@ -11,7 +11,7 @@ import HTTPTypes
 ///
 /// ```swift
 /// let pipeline = client.pipeline(for: .user(id: 7))
-/// print(pipeline.stageNames)   // ["Logging", "BearerAuth", "codec", "Signing", "transport"]
+/// print(pipeline.stageNames)   // ["Logging", "BearerAuth", "codec", "redirects", "Signing", "transport"]
 /// ```
 public struct Pipeline: Sendable {
     /// The stages, outermost first, including the codec stage (the transport is not an interceptor).

@@ -81,7 +81,8 @@ public final class URLSessionTransport: Transport {
 
     /// A transport with its own session under `tls`, which must be ``TLSPolicy/system``: FoundationNetworking
     /// has no per-session trust roots, pins or client certificates (see the type's documentation), and a
-    /// policy it cannot enforce is refused rather than ignored.
+    /// policy it cannot enforce is refused rather than ignored. The same holds on Apple platforms, where this
+    /// transport does not implement the Security framework's trust evaluation.
     ///
     /// ```swift
     /// let transport = try URLSessionTransport(tls: .system)
