@@ -6,6 +6,7 @@ public import Foundation
 public import AsyncHTTPClient
 public import HTTPTypes
 public import Logging
+import Crypto
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
@@ -42,17 +43,27 @@ import Darwin
 /// - **Challenges never stall.** A `401` (Basic, Digest, Negotiate, …) or a `407` is an ordinary HTTP
 ///   response for the chain: AsyncHTTPClient does not answer authentication challenges.
 ///
-/// The transport does not own the client: shut down a client you made yourself once you are done with it.
-/// `HTTPClient.shared` needs no shutdown.
+/// - **No redirects.** The client follows no redirect: a `3xx` reaches the chain, whose `redirects` stage
+///   follows it by the call's ``Courier/RedirectPolicy``. A client that followed one itself (one you made
+///   with a `redirectConfiguration` other than `.disallow`) would hide the hop from the chain, so such a
+///   call fails with ``Courier/CourierError/Code/redirectRefused``. AsyncHTTPClient keeps no cookies; a
+///   ``Courier/CookieJar`` interceptor does.
+/// - **TLS by policy.** ``init(tls:configuration:logger:)`` applies a ``Courier/TLSPolicy`` — custom trust
+///   roots (with or without the system's), a client certificate for mutual TLS, and public-key pins checked
+///   on every new connection before a request is written to it.
+///
+/// The transport owns only the client it makes for a ``Courier/TLSPolicy`` (shut down with the last copy
+/// of the transport); shut down a client you made yourself once you are done with it. The default
+/// transport's process-wide client needs no shutdown.
 ///
 /// ```swift
 /// import AsyncHTTPClient
 /// import CourierAsyncHTTPClient
 ///
-/// let client = Client(transport: AsyncHTTPClientTransport())   // HTTPClient.shared
+/// let client = Client(transport: AsyncHTTPClientTransport())   // the process-wide client
 ///
 /// // Your own HTTPClient, failing at once when nothing listens instead of retrying until the deadline:
-/// var configuration = HTTPClient.Configuration()
+/// var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
 /// configuration.connectionPool.retryConnectionEstablishment = false
 /// let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
 /// let tuned = Client(transport: AsyncHTTPClientTransport(client: httpClient))
@@ -72,8 +83,15 @@ public struct AsyncHTTPClientTransport: Transport {
     public let client: HTTPClient
     /// The logger handed to AsyncHTTPClient for each request, with the call's id as `call` metadata.
     public let logger: Logger
+    /// The TLS policy the transport's own client applies (nil: the client was handed in, with its own TLS
+    /// configuration).
+    public let tls: TLSPolicy?
+    /// Shuts down the client this transport made, when the last copy of the transport goes.
+    private let owner: ClientOwner?
 
-    /// A transport over `client`, which the caller keeps and eventually shuts down.
+    /// A transport over `client`, which the caller keeps and eventually shuts down. Make the client with
+    /// `redirectConfiguration: .disallow` (as ``boundedConfiguration(maximumResponseSize:)`` does): a
+    /// redirect the client follows itself fails the call with ``Courier/CourierError/Code/redirectRefused``.
     ///
     /// - Parameters:
     ///   - client: The AsyncHTTPClient client to send through.
@@ -84,15 +102,74 @@ public struct AsyncHTTPClientTransport: Transport {
     ) {
         self.client = client
         self.logger = logger
+        self.tls = nil
+        self.owner = nil
     }
 
-    /// A transport over `HTTPClient.shared`, the process-wide client that needs no shutdown.
+    /// A transport over a process-wide client that needs no shutdown: AsyncHTTPClient's
+    /// `singletonConfiguration` (the configuration of `HTTPClient.shared`) with redirects left to the chain.
     ///
     /// - Parameter logger: Passed to AsyncHTTPClient for each request (the default logs nothing).
     public init(
         logger: Logger = Logger(label: "courier.async-http-client", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
-        self.init(client: .shared, logger: logger)
+        self.init(client: Self.sharedClient, logger: logger)
+    }
+
+    /// A transport with a client of its own that applies `tls`: its trust roots and client certificate on
+    /// every connection, and its pins checked on every new TLS connection before a request is written (a
+    /// mismatch closes the connection and fails the call with
+    /// ``Courier/CourierError/Code/certificatePinMismatch``; with pins, a plain `http` URL is refused the
+    /// same way). The client is shut down when the last copy of the transport goes.
+    ///
+    /// ```swift
+    /// let tls = try TLSPolicy(trustRoots: [.file("ca.pem")], pins: ["sha256/r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="])
+    /// let client = Client(transport: try AsyncHTTPClientTransport(tls: tls))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - tls: The policy.
+    ///   - configuration: The rest of the client's configuration (its TLS configuration is replaced, and its
+    ///     redirects are left to the chain).
+    ///   - logger: Passed to AsyncHTTPClient for each request (the default logs nothing).
+    /// - Throws: ``Courier/CourierError/Code/invalidConfiguration`` when a certificate or key cannot be read.
+    public init(
+        tls: TLSPolicy, configuration: HTTPClient.Configuration = Self.boundedConfiguration(),
+        logger: Logger = Logger(label: "courier.async-http-client", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
+        var configuration = configuration
+        configuration.tlsConfiguration = try Self.tlsConfiguration(tls)
+        configuration.redirectConfiguration = .disallow
+        if !tls.pins.isEmpty {
+            let check = Self.pinCheck(tls)
+            let http1 = configuration.http1_1ConnectionDebugInitializer
+            let http2 = configuration.http2ConnectionDebugInitializer
+            configuration.http1_1ConnectionDebugInitializer = { channel in
+                check(channel).flatMap { http1?(channel) ?? channel.eventLoop.makeSucceededVoidFuture() }
+            }
+            configuration.http2ConnectionDebugInitializer = { channel in
+                check(channel).flatMap { http2?(channel) ?? channel.eventLoop.makeSucceededVoidFuture() }
+            }
+        }
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        self.client = client
+        self.logger = logger
+        self.tls = tls
+        self.owner = ClientOwner(client)
+    }
+
+    /// The process-wide client of ``init(logger:)``: `HTTPClient.shared`'s configuration without redirects.
+    static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// Shuts a transport's own client down when the last copy of the transport goes.
+    private final class ClientOwner: Sendable {
+        let client: HTTPClient
+        init(_ client: HTTPClient) { self.client = client }
+        deinit { client.shutdown { _ in } }
     }
 
     /// Sends `request` with `body` and returns the response head and the whole body, or throws a
@@ -101,6 +178,10 @@ public struct AsyncHTTPClientTransport: Transport {
     public func send(
         _ request: HTTPRequest, body: Data?, options: TransportOptions
     ) async throws -> (HTTPResponse, Data) {
+        if let tls, !tls.pins.isEmpty, request.scheme?.lowercased() != "https" {
+            throw Self.pinMismatch(
+                "this transport pins public keys, and an \(request.scheme ?? "http") URL has no certificate to check")
+        }
         let outgoing = try Self.clientRequest(request, body: body)
         var logger = logger
         if let callID = options.callID { logger[metadataKey: "call"] = "\(callID)" }
@@ -111,6 +192,15 @@ public struct AsyncHTTPClientTransport: Transport {
             // what is left of the same timeout.
             let deadline = options.timeout.map { NIODeadline.now() + .nanoseconds(Self.nanoseconds($0)) }
             let response = try await client.execute(outgoing, deadline: deadline ?? .distantFuture, logger: logger)
+            if response.history.count > 1 {
+                // The client followed a redirect the chain never saw (its policy, dropped credentials, hops).
+                var refused = CourierError(
+                    .redirectRefused,
+                    detail: "the HTTPClient followed a redirect itself (to \(response.url?.absoluteString ?? "another URL")); "
+                        + "make it with redirectConfiguration .disallow so the chain's RedirectPolicy applies")
+                refused.context.stage = "transport"
+                throw refused
+            }
             let head = try Self.responseHead(response)
             let limit = options.maximumResponseSize
             let declared = response.headers.first(name: "Content-Length").flatMap { Int($0) }
@@ -148,8 +238,13 @@ public struct AsyncHTTPClientTransport: Transport {
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headerFields.count)
-        for field in request.headerFields {
+        for field in request.headerFields where field.name != .cookie {
             headers.add(name: field.name.rawName, value: field.value)
+        }
+        // HTTPFields splits "Cookie" into one field per cookie; HTTP/1.1 allows one "Cookie" line, the cookies
+        // joined by "; " (RFC 6265 §5.4).
+        if let cookie = request.headerFields[.cookie] {
+            headers.add(name: "Cookie", value: cookie)
         }
         outgoing.headers = headers
         if let body {
@@ -197,10 +292,86 @@ public struct AsyncHTTPClientTransport: Transport {
     /// let client = Client(transport: AsyncHTTPClientTransport(client: httpClient))
     /// ```
     public static func boundedConfiguration(maximumResponseSize: Int = 64 << 20) -> HTTPClient.Configuration {
-        var configuration = HTTPClient.Configuration()
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.decompression = .enabled(limit: .size(max(0, maximumResponseSize)))
         configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
+    }
+
+    // MARK: - TLS
+
+    /// NIOSSL's client configuration for `policy`.
+    static func tlsConfiguration(_ policy: TLSPolicy) throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if !policy.trustRoots.isEmpty {
+            let roots = try policy.trustRoots.flatMap { try certificates($0, role: "trust root") }
+            if policy.trustsSystemRoots {
+                tls.trustRoots = .default
+                tls.additionalTrustRoots = [.certificates(roots)]
+            } else {
+                tls.trustRoots = .certificates(roots)
+            }
+        }
+        if let identity = policy.clientCertificate {
+            tls.certificateChain = try certificates(identity.certificateChain, role: "client certificate")
+                .map { .certificate($0) }
+            let (bytes, isPEM) = try identity.privateKey.load()
+            do {
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: bytes, format: isPEM ? .pem : .der))
+            } catch {
+                throw CourierError(.invalidConfiguration, detail: "the client certificate's private key cannot be read",
+                                   underlying: error)
+            }
+        }
+        return tls
+    }
+
+    /// The certificates in `source`.
+    static func certificates(_ source: TLSPolicy.Source, role: String) throws -> [NIOSSLCertificate] {
+        let (bytes, isPEM) = try source.load()
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = isPEM ? try NIOSSLCertificate.fromPEMBytes(bytes) : [try NIOSSLCertificate(bytes: bytes, format: .der)]
+        } catch {
+            throw CourierError(.invalidConfiguration, detail: "the \(role) is not a PEM or DER certificate", underlying: error)
+        }
+        guard !certificates.isEmpty else {
+            throw CourierError(.invalidConfiguration, detail: "the \(role) holds no certificate")
+        }
+        return certificates
+    }
+
+    /// The SHA-256 digest of `certificate`'s DER `SubjectPublicKeyInfo`: what a pin names.
+    static func publicKeyDigest(_ certificate: NIOSSLCertificate) throws -> [UInt8] {
+        Array(SHA256.hash(data: try certificate.extractPublicKey().toSPKIBytes()))
+    }
+
+    /// Checks a new connection's leaf certificate against `policy`'s pins, closing the connection and failing
+    /// on a mismatch (a connection without TLS carries no certificate and is refused earlier, in ``send``).
+    static func pinCheck(_ policy: TLSPolicy) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
+        { channel in
+            channel.eventLoop.submit {
+                guard let handler = try? channel.pipeline.syncOperations.handler(type: NIOSSLHandler.self) else {
+                    channel.close(promise: nil)
+                    throw pinMismatch("the connection has no TLS to check")
+                }
+                guard let leaf = handler.peerCertificate, let digest = try? publicKeyDigest(leaf) else {
+                    channel.close(promise: nil)
+                    throw pinMismatch("the server presented no certificate whose key could be read")
+                }
+                guard policy.accepts(publicKeyDigest: digest) else {
+                    channel.close(promise: nil)
+                    let seen = "sha256/" + Data(digest).base64EncodedString()
+                    throw pinMismatch("the server's key is \(seen); the pins are \(policy.pins.map(\.description).joined(separator: ", "))")
+                }
+            }
+        }
+    }
+
+    static func pinMismatch(_ detail: String) -> CourierError {
+        var error = CourierError(.certificatePinMismatch, detail: detail)
+        error.context.stage = "transport"
+        return error
     }
 
     /// A ``Courier/CourierError/Code/responseTooLarge`` failure of the transport stage.

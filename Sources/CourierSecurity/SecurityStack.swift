@@ -57,7 +57,7 @@ public struct SecurityStack: Sendable {
     /// ``Courier/Interceptor`` for the role order).
     public static let order = [
         "result", "CommonParameters", "BearerAuth", "ParameterSigning", "routing", "errorMapping", "codec",
-        "EnvelopeEncryption", "RequestSigning", "transport",
+        "redirects", "EnvelopeEncryption", "RequestSigning", "transport",
     ]
 
     /// The configured stages, outermost first.

@@ -56,7 +56,7 @@ import Testing
         let client = Client(transport: InMemoryTransport.successful(), configuration: .init(interceptors: global))
         #expect(client.pipeline(for: endpoint).stageNames == [
             "G-observation", "E-observation", "result", "G-shaping", "M-shaping", "E-shaping", "G-cache",
-            "G-validation", "G-resilience", "G-routing", "routing", "errorMapping", "codec", "G-network",
+            "G-validation", "G-resilience", "G-routing", "routing", "errorMapping", "codec", "redirects", "G-network",
             "M-network", "transport",
         ])
         // The built-in interceptors declare the roles the README's diagram gives them.

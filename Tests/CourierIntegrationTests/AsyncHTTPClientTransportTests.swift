@@ -18,7 +18,8 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
     case urlSession
     /// AsyncHTTPClient with a client of its own that fails at the first refused connection attempt.
     case asyncHTTPClient
-    /// AsyncHTTPClient over `HTTPClient.shared`, which retries connection attempts until the deadline.
+    /// AsyncHTTPClient over the process-wide client (`HTTPClient.shared`'s configuration without redirects),
+    /// which retries connection attempts until the deadline.
     case asyncHTTPClientShared
 
     var testDescription: String { rawValue }
@@ -34,7 +35,7 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
         case .asyncHTTPClientShared:
             return try await body(AsyncHTTPClientTransport())
         case .asyncHTTPClient:
-            var configuration = HTTPClient.Configuration()
+            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
             configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             do {
@@ -66,8 +67,12 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
 }
 
 @Suite(.serialized) struct AsyncHTTPClientTransportTests {
-    @Test func theConvenienceInitializerUsesTheSharedClient() {
-        #expect(AsyncHTTPClientTransport().client === HTTPClient.shared)
+    /// The convenience initializer shares one process-wide client (not `HTTPClient.shared`, which follows
+    /// redirects the chain must see).
+    @Test func theConvenienceInitializerUsesOneProcessWideClient() {
+        #expect(AsyncHTTPClientTransport().client === AsyncHTTPClientTransport().client)
+        #expect(AsyncHTTPClientTransport().client !== HTTPClient.shared)
+        #expect(AsyncHTTPClientTransport().tls == nil)
     }
 
     static let mappedErrors: [(any Error, TransportFailure)] = [

@@ -94,7 +94,8 @@ import Testing
         }
     }
 
-    /// AsyncHTTPClient follows the redirect at once and answers from `/ok`, or the deadline ends the call.
+    /// AsyncHTTPClient follows no redirect: it hands over the `302`, whose endless body fails as too large
+    /// (or the deadline ends the call).
     ///
     /// Not run on `URLSessionTransport`: FoundationNetworking buffers a 301–308 body out of the delegate's
     /// sight (copying the buffer on every chunk) and, while the server floods it, never lets the task's

@@ -74,7 +74,7 @@ import CourierSecurity
 
         let trace = try #require(reply.metadata.trace)
         #expect(trace.stages.map(\.name) == [
-            "result", "CommonParameters", "routing", "errorMapping", "codec", "EnvelopeEncryption", "RequestSigning",
+            "result", "CommonParameters", "routing", "errorMapping", "codec", "redirects", "EnvelopeEncryption", "RequestSigning",
             "transport",
         ])
     }

@@ -87,7 +87,7 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
             configuration: .init(interceptors: [Tagging(name: "G1", log: log), Tagging(name: "G2net", role: .network, log: log)]))
 
         #expect(client.pipeline(for: endpoint).stageNames == [
-            "result", "G1", "M1", "E2", "routing", "errorMapping", "codec", "G2net", "M2net", "E1net", "transport",
+            "result", "G1", "M1", "E2", "routing", "errorMapping", "codec", "redirects", "G2net", "M2net", "E1net", "transport",
         ])
         _ = try await client.send(endpoint)
         #expect(log.all == [
@@ -107,7 +107,7 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         _ = try await client.send(Endpoint(name: "t", module: topics, path: "/topics"))
         #expect(log.all.isEmpty)
         #expect(client.pipeline(for: Endpoint(name: "t", module: topics, path: "/t")).stageNames == [
-            "result", "routing", "errorMapping", "codec", "transport",
+            "result", "routing", "errorMapping", "codec", "redirects", "transport",
         ])
         _ = try await client.send(Endpoint(name: "u", module: users, path: "/users"))
         #expect(log.all == [">UserOnly", "<UserOnly"])
@@ -148,11 +148,11 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         let transport = InMemoryTransport { _, body in jsonResponse(String(decoding: body ?? Data(), as: UTF8.self)) }
         let reply = try await Client(transport: transport).send(endpoint, options: .init(trace: true))
         let trace = try #require(reply.metadata.trace)
-        #expect(trace.stages.map(\.name) == ["result", "Stamp", "routing", "errorMapping", "codec", "transport"])
+        #expect(trace.stages.map(\.name) == ["result", "Stamp", "routing", "errorMapping", "codec", "redirects", "transport"])
         #expect(trace.stages[1].requestChanges == ["+header X-Seen: Stamp"])
         #expect(trace.stages[4].requestChanges.contains { $0.hasPrefix("body none → ") && $0.hasSuffix("B json") })
         #expect(trace.stages[4].responseChanges.contains("decoded json → object(1)"))
-        #expect(trace.stages[5].requestChanges == ["POST http://api.test/users"])
+        #expect(trace.stages[6].requestChanges == ["POST http://api.test/users"])
         #expect(String(describing: trace).contains("2. Stamp"))
         #expect(String(describing: trace).contains("4. errorMapping"))
     }

@@ -42,12 +42,12 @@ import Testing
         let reply = try await client.send(getUser(7, users), decoding: Envelope<User>.self, options: .init(trace: true))
         #expect(reply.value.data.name == "Ada")
         #expect(reply.metadata.trace?.stages.map(\.name) == [
-            "result", "RequestID", "SetHeaders", "routing", "errorMapping", "codec", "transport",
+            "result", "RequestID", "SetHeaders", "routing", "errorMapping", "codec", "redirects", "transport",
         ])
         let raw = try await client.send(getUser(7, users))
         #expect(raw.value["data"]?["email"] == "ada@example.com")
         #expect(client.pipeline(for: getUser(1, topics)).stageNames == [
-            "result", "RequestID", "SetHeaders", "routing", "errorMapping", "codec", "transport",
+            "result", "RequestID", "SetHeaders", "routing", "errorMapping", "codec", "redirects", "transport",
         ])
 
         let error = try await #require(throws: CourierError.self) { try await client.send(getUser(8, users)) }
@@ -56,6 +56,45 @@ import Testing
     }
 
     /// The README's "Limits" snippet: limits set once on the codec set bound every decode through it.
+    /// The README's redirect and cookie snippets (the TLS one runs in the integration tests).
+    @Test func theReadmeNetworkEdgeSnippetsWork() async throws {
+        let transport = InMemoryTransport { request, _ in
+            if request.path == "/files/report" {
+                return (HTTPResponse(status: .found, headerFields: [.location: "https://cdn.test/report"]), Data())
+            }
+            var head = HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"])
+            head.headerFields[.setCookie] = "cart=3; Max-Age=600"
+            return (head, Data(#"{"cookie":"\#(request.headerFields[.cookie] ?? "")"}"#.utf8))
+        }
+        let service = Service(name: "api", baseURL: URL(string: "https://api.test")!)
+        let files = APIModule(name: "files", service: service)
+
+        var configuration = Client.Configuration()
+        configuration.redirectPolicy = .sameOrigin(limit: 5)
+        let client = Client(transport: transport, configuration: configuration)
+
+        var download = Endpoint(name: "download", module: files, path: "/files/report")
+        download.redirectPolicy = .follow(limit: 3)            // this endpoint may leave the origin (a CDN)
+        let reply = try await client.send(download)
+        print(reply.metadata.redirects, reply.metadata.url as Any)
+        #expect(reply.metadata.url?.absoluteString == "https://cdn.test/report")
+        #expect(reply.metadata.redirects.map(\.status) == [302])
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cookiesFile = folder.appendingPathComponent("cookies.json")
+
+        let jar = CookieJar(store: try CookieStore(file: cookiesFile))
+        let shop = APIModule(name: "shop", service: service, interceptors: [jar])
+        let account = APIModule(name: "account", service: service, interceptors: [CookieJar()])  // its own cookies
+
+        _ = try await client.send(Endpoint(name: "a", module: shop, path: "/a"))
+        #expect(try await client.send(Endpoint(name: "b", module: shop, path: "/b")).value["cookie"]?.stringValue == "cart=3")
+        #expect(try await client.send(Endpoint(name: "b", module: account, path: "/b")).value["cookie"]?.stringValue == "")
+        #expect(try CookieStore(file: cookiesFile).cookies.map(\.name) == ["cart"])
+    }
+
     @Test func theReadmeLimitsSnippetBoundsEveryDecodeThroughTheSet() throws {
         var limits = DecodingLimits()
         limits.maximumContainerCount = 5_000_000

@@ -38,6 +38,9 @@ public final class Client: Sendable {
         public var logger: Logger
         /// The clock stages use for delays and timing.
         public var clock: any Clock<Duration>
+        /// How calls follow redirects unless their module or endpoint sets a policy (default: follow up to
+        /// 10 hops). See ``RedirectPolicy``.
+        public var redirectPolicy: RedirectPolicy = .default
 
         /// Defaults: no interceptors, the standard codecs, 60 s timeout, 64 MiB responses, no logging.
         public init(
@@ -191,8 +194,10 @@ public final class Client: Sendable {
 
     /// The chain `endpoint`'s calls go through.
     public func pipeline(for endpoint: Endpoint) -> Pipeline {
-        Pipeline(
-            global: configuration.interceptors, module: endpoint.module.interceptors,
+        // The redirect stage is the first network stage, so each hop passes the network stages again.
+        let redirects = RedirectInterceptor(policy: endpoint.redirectPolicy ?? configuration.redirectPolicy)
+        return Pipeline(
+            global: [redirects] + configuration.interceptors, module: endpoint.module.interceptors,
             endpoint: endpoint.interceptors, transport: transport,
             transportOptions: TransportOptions(
                 timeout: configuration.defaultTimeout, maximumResponseSize: configuration.maximumResponseSize))
@@ -266,7 +271,8 @@ public final class Client: Sendable {
             let metadata = ResponseMetadata(
                 callID: id, status: response.head.status, headerFields: response.head.headerFields,
                 body: response.body, format: response.format, source: response.source, startDate: startDate,
-                duration: clock.now - started, trace: recorder?.trace, cacheRejection: response.cacheRejection)
+                duration: clock.now - started, trace: recorder?.trace, cacheRejection: response.cacheRejection,
+                redirects: response.redirects, url: response.redirects.last?.to ?? RedirectInterceptor.url(of: request))
             logger.debug("done", metadata: ["status": "\(response.head.status.code)",
                                             "duration": "\(metadata.duration)", "source": "\(response.source)"])
             return Reply(value: decoded, metadata: metadata)
@@ -409,4 +415,8 @@ public struct ResponseMetadata: Sendable {
     /// Why a cached entry was not used (expired, another cache or app version, a changed sensitive value);
     /// nil when no entry was rejected.
     public var cacheRejection: String? = nil
+    /// The redirects the call followed, in order (empty: none).
+    public var redirects: [RedirectHop] = []
+    /// The URL that gave the answer: the request's, or the last redirect's target.
+    public var url: URL?
 }

@@ -74,6 +74,15 @@ extension CourierError {
         public static let tlsFailure = Code(.tlsFailure)
         /// The response was larger than the configured maximum.
         public static let responseTooLarge = Code(.responseTooLarge)
+        /// The call was redirected more times than its ``RedirectPolicy`` allows (a redirect loop ends here too).
+        public static let tooManyRedirects = Code(.tooManyRedirects)
+        /// A redirect was not followed because its ``RedirectPolicy`` or its target forbids it: another
+        /// origin under ``RedirectPolicy/sameOrigin(limit:)``, a `Location` that is not an http(s) URL, or a
+        /// 307/308 whose body cannot be sent again.
+        public static let redirectRefused = Code(.redirectRefused)
+        /// The server's certificate is valid but its public key matches none of the pins of the transport's
+        /// ``TLSPolicy``.
+        public static let certificatePinMismatch = Code(.certificatePinMismatch)
         /// Any other transport failure (the cause is kept in ``CourierError/underlying``).
         public static let transportFailure = Code(.transportFailure)
 
@@ -201,13 +210,16 @@ extension CourierError {
         public static let interceptorFailure = Code(.interceptorFailure)
         /// A replay transport has no recorded exchange for the request (its method and URL are in the detail).
         public static let noRecordedExchange = Code(.noRecordedExchange)
+        /// The transport cannot do what its configuration asks (a ``TLSPolicy`` the platform's HTTP stack has
+        /// no way to enforce); the call is refused rather than sent without it.
+        public static let unsupportedByTransport = Code(.unsupportedByTransport)
     }
 }
 
 extension CourierError.Code {
     fileprivate enum Base: Int, CaseIterable {
         case timedOut = 1001, cannotConnect, hostNotFound, notConnected, connectionLost, tlsFailure,
-            responseTooLarge
+            responseTooLarge, tooManyRedirects, redirectRefused, certificatePinMismatch
         case transportFailure = 1099
         case badRequest = 2400, unauthorized = 2401, forbidden = 2403, notFound = 2404,
             methodNotAllowed = 2405, requestTimeout = 2408, conflict = 2409, payloadTooLarge = 2413,
@@ -226,7 +238,7 @@ extension CourierError.Code {
         case business = 7001
         case cancelled = 8001
         case invalidURL = 9001, missingCodec, interceptorContract, invalidConfiguration, cacheMiss,
-            interceptorFailure, noRecordedExchange
+            interceptorFailure, noRecordedExchange, unsupportedByTransport
 
         var category: CourierError.Category {
             switch rawValue {
@@ -251,6 +263,9 @@ extension CourierError.Code {
             case .connectionLost: return "The network connection was lost."
             case .tlsFailure: return "A secure connection to the server could not be made."
             case .responseTooLarge: return "The response was larger than allowed."
+            case .tooManyRedirects: return "The server redirected the request too many times."
+            case .redirectRefused: return "The server redirected the request somewhere it may not follow."
+            case .certificatePinMismatch: return "The server's certificate does not match the pinned key."
             case .transportFailure: return "The request failed in the network layer."
             case .badRequest: return "The server rejected the request as invalid (400)."
             case .unauthorized: return "You need to sign in again (401)."
@@ -306,6 +321,7 @@ extension CourierError.Code {
             case .cacheMiss: return "No cached response is available."
             case .interceptorFailure: return "A stage of the request pipeline failed."
             case .noRecordedExchange: return "No recorded exchange matches the request."
+            case .unsupportedByTransport: return "The transport cannot apply this configuration."
             }
         }
 
@@ -318,6 +334,9 @@ extension CourierError.Code {
             case .connectionLost: return "网络连接已断开~"
             case .tlsFailure: return "无法建立安全连接~"
             case .responseTooLarge: return "响应内容过大~"
+            case .tooManyRedirects: return "服务器重定向次数过多~"
+            case .redirectRefused: return "服务器重定向到了不允许的地址~"
+            case .certificatePinMismatch: return "服务器证书与固定的公钥不匹配~"
             case .transportFailure: return "网络请求失败了~"
             case .badRequest: return "请求参数有误（400）~"
             case .unauthorized: return "登录已失效，请重新登录（401）~"
@@ -373,6 +392,7 @@ extension CourierError.Code {
             case .cacheMiss: return "没有可用的缓存数据~"
             case .interceptorFailure: return "请求处理环节出错了~"
             case .noRecordedExchange: return "没有与该请求匹配的录制记录~"
+            case .unsupportedByTransport: return "当前传输层不支持该配置~"
             }
         }
     }

@@ -29,7 +29,7 @@ public import Logging
 /// | *`routing`* | picks the host of every attempt at send time (``RoutingStage``) | built in |
 /// | *`errorMapping`* | evaluates each response once: status and business code → ``CourierResponse/failure`` | built in (``ErrorMappingStage``) |
 /// | *`codec`* | encodes the payload, decodes the body | built in (``CodecStage``) |
-/// | ``InterceptorRole/network`` | the bytes as sent and received | `Envelope` encryption, `RequestSigning` |
+/// | ``InterceptorRole/network`` | the bytes as sent and received | the client's `redirects` stage (``RedirectInterceptor``, first, so each hop passes the others again), ``CookieJar``, `Envelope` encryption, `RequestSigning` |
 ///
 /// So a cache registered globally still keys on a module's common parameters and credentials, a global
 /// logger logs the request with its auth and signature, and retry and failover move the failing call

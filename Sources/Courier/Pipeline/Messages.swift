@@ -100,6 +100,8 @@ public struct CourierResponse: Sendable {
     /// Why a cached entry was not used for this call (expired, another cache or app version, a changed
     /// sensitive value), set by a cache stage; shown in ``ResponseMetadata/cacheRejection`` and traces.
     public var cacheRejection: String?
+    /// The redirects followed before this response, in order (set by the `redirects` stage).
+    public var redirects: [RedirectHop] = []
 
     /// A response.
     public init(

@@ -12,7 +12,7 @@ import HTTPTypes
 /// ```swift
 /// let pipeline = client.pipeline(for: .user(id: 7))
 /// print(pipeline.stageNames)
-/// // ["Logging", "result", "BearerAuth", "routing", "errorMapping", "codec", "Signing", "transport"]
+/// // ["Logging", "result", "BearerAuth", "routing", "errorMapping", "codec", "redirects", "Signing", "transport"]
 /// ```
 public struct Pipeline: Sendable {
     /// The stages, outermost first, including the built-in ones (the transport is not an interceptor).

@@ -22,12 +22,28 @@ import Dispatch
 ///   an authentication challenge by handing the challenge's response to the call).
 /// - **Cancellation.** Cancelling the Swift task ends the call at once with ``CourierError/Code/cancelled``.
 ///
-/// One limit of FoundationNetworking remains: the body of a redirect (301–308) it follows is buffered inside
-/// it and never reaches the delegate, so only the deadline ends a call whose redirect body never ends. The
-/// call returns at the deadline, but the transfer goes on until FoundationNetworking takes the cancellation,
-/// which a server flooding that body can put off for as long as it floods, holding memory and the work queue
-/// every session of the process shares. Against servers you do not trust, prefer `AsyncHTTPClientTransport`
-/// (product `CourierAsyncHTTPClient`), which has no such limit.
+/// - **No redirects, no cookies of its own.** The session follows no redirect: a `3xx` reaches the chain,
+///   whose `redirects` stage follows it by the call's ``RedirectPolicy``. The session keeps and sends no
+///   cookies (`httpCookieStorage` is nil); a ``CookieJar`` interceptor does that, per module.
+///
+/// One limit of FoundationNetworking remains: the body of a redirect (301, 302, 303, 305–308 with a
+/// `Location`) is buffered inside it until the transfer ends, and only then reaches the delegate (where the
+/// size limit applies), so only the deadline ends a call whose redirect body never ends. The call returns at
+/// the deadline, but the transfer goes on until FoundationNetworking takes the cancellation, which a server
+/// flooding that body can put off for as long as it floods, holding memory and the work queue every session
+/// of the process shares. Against servers you do not trust, prefer `AsyncHTTPClientTransport` (product
+/// `CourierAsyncHTTPClient`), which has no such limit.
+///
+/// **TLS.** The session trusts the system's roots (the CA bundle libcurl finds) and nothing else can be set
+/// per session: ``init(configuration:tls:)`` refuses any ``TLSPolicy`` but ``TLSPolicy/system`` with
+/// ``CourierError/Code/unsupportedByTransport``. FoundationNetworking (swift-corelibs-foundation) marks
+/// `NSURLAuthenticationMethodServerTrust` and `URLProtectionSpace.serverTrust` unavailable ("does not support
+/// methods of authentication that rely on the Darwin Security framework") and
+/// `NSURLAuthenticationMethodClientCertificate` unavailable ("does not currently support certificate
+/// authentication"); it delivers challenges only for `401` Basic and Digest, its `URLCredential` holds a user
+/// and password only, and libcurl's CA file is chosen process-wide (a fixed list of bundle paths), never per
+/// session. So there is no point at which a pin could be checked, a custom root added or a client
+/// certificate presented. Use `AsyncHTTPClientTransport(tls:)` for those.
 ///
 /// On Linux, FoundationNetworking hands the delegate's callbacks to the session's delegate queue without
 /// waiting for them, so a fast server could queue gigabytes of body ahead of the size check; this transport's
@@ -44,13 +60,16 @@ public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: Delegate
 
-    /// A transport with its own session (ephemeral: no shared cookies, cache or credentials).
+    /// A transport with its own session (ephemeral: no cookies, cache or credentials).
     public init(configuration: URLSessionConfiguration = .ephemeral) {
         let delegate = Delegate()
         self.delegate = delegate
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         configuration.urlCredentialStorage = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
         #if canImport(FoundationNetworking)
         let queue: OperationQueue = InlineDelegateQueue()
         #else
@@ -58,6 +77,32 @@ public final class URLSessionTransport: Transport {
         queue.maxConcurrentOperationCount = 1
         #endif
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    /// A transport with its own session under `tls`, which must be ``TLSPolicy/system``: FoundationNetworking
+    /// has no per-session trust roots, pins or client certificates (see the type's documentation), and a
+    /// policy it cannot enforce is refused rather than ignored. The same holds on Apple platforms, where this
+    /// transport does not implement the Security framework's trust evaluation.
+    ///
+    /// ```swift
+    /// let transport = try URLSessionTransport(tls: .system)
+    /// ```
+    ///
+    /// - Throws: ``CourierError/Code/unsupportedByTransport`` for any other policy.
+    public convenience init(configuration: URLSessionConfiguration = .ephemeral, tls: TLSPolicy) throws {
+        guard tls.isSystemDefault else {
+            var asked: [String] = []
+            if !tls.trustRoots.isEmpty { asked.append("custom trust roots") }
+            if !tls.pins.isEmpty { asked.append("public-key pins") }
+            if tls.clientCertificate != nil { asked.append("a client certificate") }
+            var error = CourierError(
+                .unsupportedByTransport,
+                detail: "URLSessionTransport cannot apply \(asked.joined(separator: ", ")): FoundationNetworking has no "
+                    + "server-trust or client-certificate challenge and no per-session CA file; use AsyncHTTPClientTransport(tls:)")
+            error.context.stage = "transport"
+            throw error
+        }
+        self.init(configuration: configuration)
     }
 
     deinit {
@@ -107,8 +152,13 @@ public final class URLSessionTransport: Transport {
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method.rawValue
-        for field in request.headerFields {
+        for field in request.headerFields where field.name != .cookie {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+        }
+        // HTTPFields splits "Cookie" into one field per cookie; HTTP/1.1 sends them as one line, joined by "; "
+        // (RFC 6265 §5.4), where URLSession would join repeated fields with ",".
+        if let cookie = request.headerFields[.cookie] {
+            urlRequest.setValue(cookie, forHTTPHeaderField: "Cookie")
         }
         urlRequest.httpBody = body
         if let timeout {
@@ -290,6 +340,14 @@ public final class URLSessionTransport: Transport {
             // TLS challenges get the system's evaluation.
             completionHandler(.performDefaultHandling, nil)
             #endif
+        }
+
+        /// Redirects are the chain's to follow: the `3xx` (with its body) is the task's response.
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+        ) {
+            completionHandler(nil)
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
