@@ -81,11 +81,11 @@ import Testing
         }
     }
 
-    /// A network-phase interceptor (a signer would be one) sees each hop's own path.
+    /// A network-role interceptor (a signer would be one) sees each hop's own path.
     @Test(arguments: TransportUnderTest.allCases)
     func anInterceptorSeesEachHop(_ kind: TransportUnderTest) async throws {
         struct Sign: Interceptor {
-            var phase: InterceptorPhase { .network }
+            var role: InterceptorRole { .network }
             func intercept(_ request: CourierRequest, context: InterceptorContext, next: InterceptorNext) async throws
                 -> CourierResponse
             {

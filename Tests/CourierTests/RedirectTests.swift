@@ -184,12 +184,12 @@ import Testing
         #expect(transport.requests.count == 1)
     }
 
-    /// A network-phase interceptor (a signer, here one that stamps the path) runs once per hop, and the
+    /// A network-role interceptor (a signer, here one that stamps the path) runs once per hop, and the
     /// trace shows each hop.
     @Test func aNetworkInterceptorSeesEveryHop() async throws {
         struct PathStamp: Interceptor {
             let seen: Locked<[String]>
-            var phase: InterceptorPhase { .network }
+            var role: InterceptorRole { .network }
             func intercept(_ request: CourierRequest, context: InterceptorContext, next: InterceptorNext) async throws
                 -> CourierResponse
             {

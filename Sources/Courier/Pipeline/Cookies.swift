@@ -392,7 +392,7 @@ public final class CookieStore: Sendable {
 /// interceptors, only that module's calls use its store, so modules never share cookies unless they share a
 /// store (register it on the client for one jar for all).
 ///
-/// A network-phase stage below the `redirects` stage: each redirect hop gets the cookies for its own URL,
+/// A network-role stage below the `redirects` stage: each redirect hop gets the cookies for its own URL,
 /// and the `Set-Cookie` of a `302` is kept. Register it before a signing stage if the signature should cover
 /// the `Cookie` header. A `Cookie` header the request already carries is kept, the store's cookies after it.
 /// The transports keep no cookies of their own.
@@ -411,7 +411,7 @@ public struct CookieJar: Interceptor {
     }
 
     public var name: String { "CookieJar" }
-    public var phase: InterceptorPhase { .network }
+    public var role: InterceptorRole { .network }
 
     public func intercept(
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext

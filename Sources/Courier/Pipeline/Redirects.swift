@@ -98,7 +98,7 @@ public struct RedirectHop: Hashable, Sendable, CustomStringConvertible {
 
 /// The chain's `redirects` stage: follows redirects by a ``RedirectPolicy``. The ``Client`` puts one in
 /// every chain, first of the network stages, so each hop goes again through signing, encryption,
-/// compression, cookies and any other network-phase interceptor (each sees every hop), and the stages
+/// compression, cookies and any other network-role interceptor (each sees every hop), and the stages
 /// above see the final answer, with the hops in ``CourierResponse/redirects``.
 ///
 /// ```swift
@@ -115,7 +115,7 @@ public struct RedirectInterceptor: Interceptor {
     }
 
     public var name: String { "redirects" }
-    public var phase: InterceptorPhase { .network }
+    public var role: InterceptorRole { .network }
 
     /// The statuses that redirect (with a `Location`).
     static let statuses: Set<Int> = [301, 302, 303, 307, 308]
