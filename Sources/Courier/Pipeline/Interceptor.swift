@@ -96,6 +96,14 @@ public struct InterceptorContext: Sendable {
     public var clock: any Clock<Duration>
     /// Set by the ``Client`` so work started with ``startBackgroundWork(_:)`` is tracked and cancellable.
     var backgroundStarter: BackgroundStarter?
+    /// Set by the ``Client``: where the call's transfer progress is published (``Call/progress``).
+    var progress: ProgressChannel?
+
+    /// Publishes `progress` on the call's handle (``Call/progress``); reports that go backwards are dropped.
+    /// The pipeline reports streamed bodies itself; a stage that moves bytes of its own can report too.
+    public func reportProgress(_ progress: TransferProgress) {
+        self.progress?.report(progress)
+    }
 
     /// A context (for tests of a single interceptor).
     public init(
