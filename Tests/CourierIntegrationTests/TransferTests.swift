@@ -18,7 +18,7 @@ enum TransferSupport {
 
     /// Writes `size` pattern bytes to `file`, 1 MiB at a time.
     static func writePattern(_ file: URL, size: Int64) throws {
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }
         var offset: Int64 = 0
@@ -120,7 +120,7 @@ enum TransferSupport {
             #expect(parts.count == 3)
             #expect(parts.first?["text"]?.stringValue == "holiday ☀️")
             #expect(parts.dropFirst().first?["sha256"]?.stringValue == SHA256.hash(data: Data("small".utf8)).map { String(format: "%02x", $0) }.joined())
-            #expect(parts.last?["size"]?.int64Value == 5 << 20 + 123)
+            #expect(parts.last?["size"]?.int64Value == Int64(5 << 20 + 123))
             #expect(try await parts.last?["sha256"]?.stringValue == TransferSupport.sha256(of: file))
             #expect(reply.value["data"]?["query"]?.stringValue?.contains("app_id=courier-demo") == true)
             let reports = await recorder.finish()
@@ -140,11 +140,11 @@ enum TransferSupport {
             try TransferSupport.writePattern(file, size: 3 << 20 + 7)
             let module = module(api)
             let stored = try await client.upload(DemoTransfers.store(name: "raw.bin", module: module), body: .file(file)).reply
-            #expect(stored.value["data"]?["size"]?.int64Value == 3 << 20 + 7)
+            #expect(stored.value["data"]?["size"]?.int64Value == Int64(3 << 20 + 7))
             #expect(try await stored.value["data"]?["sha256"]?.stringValue == TransferSupport.sha256(of: file))
             let back = folder.appendingPathComponent("back.bin")
             let downloaded = try await client.download(DemoTransfers.file(name: "raw.bin", module: module), to: back).reply
-            #expect(downloaded.value.size == 3 << 20 + 7)
+            #expect(downloaded.value.size == Int64(3 << 20 + 7))
             #expect(try await TransferSupport.sha256(of: back) == TransferSupport.sha256(of: file))
             _ = try await client.send(DemoTransfers.delete(name: "raw.bin", module: module))
         }

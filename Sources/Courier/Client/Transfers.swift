@@ -190,6 +190,15 @@ struct DownloadStage: Interceptor {
         switch sink.state {
         case .file(let size, let resumedFrom):
             try Self.moveIntoPlace(partial, destination)
+            if response.head.status == .rangeNotSatisfiable {
+                // The partial file was already whole: nothing was missing, and the call succeeded.
+                var whole = response
+                whole.head.status = .ok
+                outcome.withLock { $0 = DownloadedFile(file: destination, size: size, resumedBytes: resumedFrom) }
+                context.reportProgress(TransferProgress(direction: .download, completed: size, total: size))
+                try? manager.removeItem(at: record)
+                return whole
+            }
             try? manager.removeItem(at: record)
             outcome.withLock { $0 = DownloadedFile(file: destination, size: size, resumedBytes: resumedFrom) }
             context.reportProgress(TransferProgress(direction: .download, completed: size, total: size))

@@ -77,8 +77,8 @@ public final class URLSessionTransport: Transport {
         }
     }
 
-    /// Streams `body` from an input stream libcurl reads as it sends (a one-shot body is first spooled to a
-    /// temporary file, so what is sent is always replayable and of known length) and writes the response
+    /// Streams `body` from an input stream libcurl reads as it sends, with chunked transfer coding (a one-shot
+    /// body is first spooled to a temporary file, so what libcurl reads never waits on a producer) and writes the response
     /// body to `sink` on the session's work queue as each buffer arrives: libcurl waits for the sink, which
     /// is the transfer's backpressure. The guarantees are those of ``send(_:body:options:)``: one deadline,
     /// challenges as responses, prompt cancellation, with the sink setting the body's limit.
@@ -98,9 +98,10 @@ public final class URLSessionTransport: Transport {
             let stream = BodyInputStream(body)
             input = stream
             urlRequest.httpBodyStream = stream
-            if let length = body.length {
-                urlRequest.setValue(String(length), forHTTPHeaderField: "Content-Length")
-            }
+            // FoundationNetworking sends every body stream chunked and adds `Transfer-Encoding: chunked` even
+            // beside a Content-Length (which servers then reject as ambiguous), so the length is not declared
+            // here; AsyncHTTPClientTransport declares it.
+            urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
         let streamed = Streamed(sink: sink, input: input)
         let prepared = urlRequest
