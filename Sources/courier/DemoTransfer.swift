@@ -20,7 +20,7 @@ extension Tour {
         heading(first, "An authenticated, signed upload: POST /transfers/upload, multipart streamed from disk")
         do {
             let photo = folder.appendingPathComponent("photo.bin")
-            let size = 8 << 20
+            let size = 4 << 20
             try Data(DownloadPattern.bytes(at: 0, count: size)).write(to: photo)
             var form = MultipartForm()
             form.append(field: "title", "Holiday")
@@ -29,7 +29,7 @@ extension Tour {
             let shown = Task {
                 var lines = 0
                 for await step in call.progress where step.direction == .upload {
-                    if lines == 0 || step.fraction == 1 || step.completed >= Int64(lines) * 3 << 20 {
+                    if lines == 0 || step.fraction == 1 || step.completed >= Int64(lines) * (3 << 19) {
                         print("   progress: \(step)")
                         lines += 1
                     }
@@ -49,10 +49,10 @@ extension Tour {
             failures += 1
         }
 
-        heading(first + 1, "An interrupted download, resumed: GET /transfers/pattern (32 MiB, dropped at 12 MiB)")
-        let size: Int64 = 32 << 20
+        heading(first + 1, "An interrupted download, resumed: GET /transfers/pattern (16 MiB, dropped at 6 MiB)")
+        let size: Int64 = 16 << 20
         let destination = folder.appendingPathComponent("pattern.bin")
-        let endpoint = DemoTransfers.pattern(size: size, module: module, drop: 12 << 20, key: "tour-\(UUID().uuidString)")
+        let endpoint = DemoTransfers.pattern(size: size, module: module, drop: 6 << 20, key: "tour-\(UUID().uuidString)")
         do {
             _ = try await client.download(endpoint, to: destination).reply
             print("   ✗ expected the server to drop the first attempt")
