@@ -205,6 +205,7 @@ if wants("server") {
                 "Courier", "CourierCodecs", "CourierSchema", "CourierSecurity", "CourierCache", "CourierTesting",
                 "CourierTestSupport", "CourierDemoServer", "CourierAsyncHTTPClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

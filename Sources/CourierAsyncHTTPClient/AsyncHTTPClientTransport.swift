@@ -226,6 +226,44 @@ public struct AsyncHTTPClientTransport: Transport {
         }
     }
 
+    /// Sends `request` with `body` streamed as AsyncHTTPClient reads it (`Content-Length` when the length
+    /// is known, else chunked) and writes the response body to `sink` buffer by buffer as AsyncHTTPClient's
+    /// backpressured body sequence delivers it (nothing is read ahead of the sink). One deadline covers the
+    /// exchange, cancellation stops it, and an error the sink or the body throws ends it with that error.
+    public func stream(
+        _ request: HTTPRequest, body: BodyStream?, options: TransportOptions, into sink: any ResponseBodySink
+    ) async throws -> HTTPResponse {
+        var outgoing = try Self.clientRequest(request, body: nil)
+        if let body {
+            let buffers = body.map { @Sendable chunk in ByteBuffer(bytes: chunk) }
+            let length: HTTPClientRequest.Body.Length = body.length.map { .known($0) } ?? .unknown
+            outgoing.body = .stream(buffers, length: length)
+        }
+        var logger = logger
+        if let callID = options.callID { logger[metadataKey: "call"] = "\(callID)" }
+        let client = client
+        let finalRequest = outgoing
+        let bodyLogger = logger
+        do {
+            return try await withTimeout(options.timeout) {
+                let deadline = options.timeout.map { NIODeadline.now() + .nanoseconds(Self.nanoseconds($0)) }
+                let response = try await client.execute(
+                    finalRequest, deadline: deadline ?? .distantFuture, logger: bodyLogger)
+                let head = try Self.responseHead(response)
+                try sink.begin(head)
+                // Leaving the loop early (the sink threw) drops the iterator: AsyncHTTPClient cancels the request.
+                for try await buffer in response.body {
+                    try sink.write(Data(buffer.readableBytesView))
+                }
+                return head
+            }
+        } catch let error as CourierError where error.code == .timedOut && error.underlying == nil {
+            throw TransportFailure.timedOut.error(detail: "the exchange did not finish within \(options.timeout ?? .zero)")
+        } catch {
+            throw Self.map(error, cancelled: Task.isCancelled, timeout: options.timeout)
+        }
+    }
+
     // MARK: - Conversions
 
     /// AsyncHTTPClient's request for `request` and `body`.

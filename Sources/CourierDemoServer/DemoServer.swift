@@ -60,6 +60,7 @@ public final class DemoServer: Sendable {
     /// The route groups every demo server serves, in registration order.
     static let routeGroups: [any DemoRouteGroup] = [
         UserRoutes(), TopicRoutes(), ControlRoutes(), SecurityRoutes(), CacheRoutes(), AuthRoutes(), LayerRoutes(),
+        TransferRoutes(),
     ]
 
     /// Starts a server and returns once it accepts connections.

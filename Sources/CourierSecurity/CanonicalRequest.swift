@@ -57,8 +57,17 @@ public struct SigningKey: Sendable, CustomStringConvertible, CustomDebugStringCo
 /// 1767225600                             timestamp: Unix seconds, decimal
 /// 3f1c…                                  nonce (sent as is)
 /// 9f86d081884c7d65…                      SHA-256 of the body bytes, lower-case hex (of no bytes when
-///                                        there is no body)
+///                                        there is no body); for a streamed body, the digest sent in
+///                                        `X-Courier-Content-SHA256` (see below)
 /// ```
+///
+/// **Streamed bodies** (uploads) are signed by digest, as AWS SigV4 signs `x-amz-content-sha256`: the
+/// client reads a replayable body (a file, a multipart form) once before sending it, computing its SHA-256
+/// in bounded memory, sends the lower-case hex in `X-Courier-Content-SHA256`, and signs that digest as the
+/// last line. A one-shot body (which cannot be read twice) is sent with the literal ``unsignedPayload``
+/// marker instead, which a verifier refuses unless it opts in. The server checks the signature when the
+/// head arrives (``SignatureVerifier/verifyStreamed(_:)``), hashes the bytes as they stream in, and rejects
+/// the body when the digest differs (``StreamedBodyCheck/finish()``) — before acting on it.
 ///
 /// The signature is the lower-case hex HMAC-SHA256 of the UTF-8 bytes of that string under the key's secret.
 ///
@@ -91,10 +100,23 @@ public struct CanonicalRequest: Sendable, Hashable {
     /// The lower-case hex SHA-256 of the body.
     public var bodyHash: String
 
+    /// The marker signed in place of a digest for a one-shot streamed body: `UNSIGNED-PAYLOAD`.
+    public static let unsignedPayload = "UNSIGNED-PAYLOAD"
+
     /// The canonical form of a request as it is sent.
     public init(
         method: HTTPRequest.Method, path: String?, headerFields: HTTPFields, signedHeaders: [String],
         keyID: String, timestamp: Int64, nonce: String, body: Data?
+    ) {
+        self.init(method: method, path: path, headerFields: headerFields, signedHeaders: signedHeaders,
+                  keyID: keyID, timestamp: timestamp, nonce: nonce, bodyHash: SHA256.hex(body ?? Data()))
+    }
+
+    /// The canonical form of a request whose body is signed by `bodyHash` (a streamed body's declared
+    /// SHA-256, lower-case hex, or ``unsignedPayload``).
+    public init(
+        method: HTTPRequest.Method, path: String?, headerFields: HTTPFields, signedHeaders: [String],
+        keyID: String, timestamp: Int64, nonce: String, bodyHash: String
     ) {
         let (bare, items) = splitPath(path)
         self.method = method.rawValue
@@ -110,7 +132,7 @@ public struct CanonicalRequest: Sendable, Hashable {
         self.keyID = keyID
         self.timestamp = timestamp
         self.nonce = nonce
-        self.bodyHash = SHA256.hex(body ?? Data())
+        self.bodyHash = bodyHash
     }
 
     static func trimmed(_ text: String) -> String {

@@ -457,6 +457,9 @@ public struct EnvelopeEncryption: Interceptor {
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
     ) async throws -> CourierResponse {
         var request = request
+        if options.encryptsRequests, request.bodyStream != nil {
+            throw CourierError(.encryptionFailed, detail: "a streamed body cannot be sealed in an envelope (it needs the whole body); send it unencrypted on a module without EnvelopeEncryption, or as a whole body")
+        }
         if options.encryptsRequests {
             request.body = try sealer.seal(
                 request.body ?? Data(), headerFields: &request.head.headerFields,

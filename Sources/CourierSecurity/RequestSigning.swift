@@ -78,8 +78,16 @@ public struct RequestSigning: Interceptor {
     ) async throws -> CourierResponse {
         var request = request
         let nonce = makeNonce()
-        sign(&request.head, body: request.body, timestamp: Int64(now().timeIntervalSince1970.rounded(.down)),
-             nonce: nonce)
+        let timestamp = Int64(now().timeIntervalSince1970.rounded(.down))
+        if let stream = request.bodyStream {
+            // A streamed body is signed by its digest (see CanonicalRequest): read once more for a replayable
+            // body, the unsigned-payload marker for a one-shot one.
+            let digest = stream.isReplayable ? try await Self.digest(of: stream) : CanonicalRequest.unsignedPayload
+            request.head.headerFields[.courierContentSHA256] = digest
+            sign(&request.head, bodyHash: digest, timestamp: timestamp, nonce: nonce)
+        } else {
+            sign(&request.head, body: request.body, timestamp: timestamp, nonce: nonce)
+        }
         context.logger.trace("signed request", metadata: ["keyID": "\(key.id)", "nonce": "\(nonce)"])
         let response = try await next(request)
         if options.verifiesResponses {
@@ -91,6 +99,13 @@ public struct RequestSigning: Interceptor {
     /// Adds the signature header fields to `head` for `body` (used by the interceptor; public for servers
     /// and tools that sign without a pipeline).
     public func sign(_ head: inout HTTPRequest, body: Data?, timestamp: Int64, nonce: String) {
+        sign(&head, bodyHash: SHA256.hex(body ?? Data()), timestamp: timestamp, nonce: nonce)
+    }
+
+    /// Adds the signature header fields to `head` for a body signed by `bodyHash` (a streamed body's
+    /// SHA-256 in lower-case hex, also sent in `X-Courier-Content-SHA256`, or
+    /// ``CanonicalRequest/unsignedPayload``).
+    public func sign(_ head: inout HTTPRequest, bodyHash: String, timestamp: Int64, nonce: String) {
         let names = Array(Set(options.signedHeaderFields.map { $0.lowercased() }))
             .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         for name in [HTTPField.Name.courierKeyID, .courierTimestamp, .courierNonce, .courierSignedHeaders,
@@ -99,12 +114,23 @@ public struct RequestSigning: Interceptor {
         }
         let canonical = CanonicalRequest(
             method: head.method, path: head.path, headerFields: head.headerFields, signedHeaders: names,
-            keyID: key.id, timestamp: timestamp, nonce: nonce, body: body)
+            keyID: key.id, timestamp: timestamp, nonce: nonce, bodyHash: bodyHash)
         head.headerFields[.courierKeyID] = key.id
         head.headerFields[.courierTimestamp] = String(timestamp)
         head.headerFields[.courierNonce] = nonce
         head.headerFields[.courierSignedHeaders] = canonical.signedHeaders.joined(separator: ";")
         head.headerFields[.courierSignature] = canonical.signature(using: key.secret)
+    }
+
+    /// The lower-case hex SHA-256 of `body`, read chunk by chunk (bounded memory).
+    ///
+    /// ```swift
+    /// let digest = try await RequestSigning.digest(of: try .file(videoURL))
+    /// ```
+    public static func digest(of body: BodyStream) async throws -> String {
+        var hasher = SHA256()
+        for try await chunk in body { hasher.update(data: chunk) }
+        return Hex.encode(hasher.finalize())
     }
 
     static func verify(_ response: CourierResponse, key: SigningKey, requestNonce: String) throws {
@@ -121,6 +147,41 @@ public struct RequestSigning: Interceptor {
                                                      using: key.secret)
         else {
             throw CourierError(.signatureInvalid, detail: "the response signature does not match its body")
+        }
+    }
+}
+
+/// The server's check of a streamed body against the digest its signature covers (from
+/// ``SignatureVerifier/verifyStreamed(_:)``): hash the bytes as they arrive, then ``finish()``.
+public struct StreamedBodyCheck: Sendable {
+    /// The digest the client declared and signed (or ``CanonicalRequest/unsignedPayload``).
+    public let declared: String
+    private var hasher = SHA256()
+    /// Bytes seen so far.
+    public private(set) var count: Int64 = 0
+
+    init(declared: String) { self.declared = declared }
+
+    /// Adds the next bytes of the body.
+    public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        if let done = bytes.withContiguousStorageIfAvailable({ buffer -> Int in
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(buffer))
+            return buffer.count
+        }) {
+            count += Int64(done)
+        } else {
+            let array = Array(bytes)
+            hasher.update(data: array)
+            count += Int64(array.count)
+        }
+    }
+
+    /// Checks the body's SHA-256 against the signed digest (an unsigned payload passes: the verifier
+    /// accepted it); ``CourierError/Code/signatureInvalid`` when they differ.
+    public func finish() throws {
+        guard declared != CanonicalRequest.unsignedPayload else { return }
+        guard Hex.encode(hasher.finalize()) == declared else {
+            throw CourierError(.signatureInvalid, detail: "the body's SHA-256 does not match the signed X-Courier-Content-SHA256")
         }
     }
 }
@@ -223,12 +284,16 @@ public struct SignatureVerifier: Sendable {
         public var requiredSignedHeaders: [String]
         /// The longest nonce accepted (characters). Default 128.
         public var maximumNonceLength: Int
+        /// Accept streamed bodies signed with ``CanonicalRequest/unsignedPayload`` (their bytes are then not
+        /// covered by the signature). Default false.
+        public var acceptsUnsignedPayload: Bool
 
         /// Defaults: ±300 s, no required fields, nonces up to 128 characters.
         public init() {
             window = .seconds(300)
             requiredSignedHeaders = []
             maximumNonceLength = 128
+            acceptsUnsignedPayload = false
         }
     }
 
@@ -263,6 +328,37 @@ public struct SignatureVerifier: Sendable {
 
     /// Verifies a signed request; returns its key id, timestamp and nonce.
     public func verify(_ head: HTTPRequest, body: Data?) throws -> VerifiedRequest {
+        try verify(head, bodyHash: SHA256.hex(body ?? Data()))
+    }
+
+    /// Verifies the head of a request whose body streams (signed by its `X-Courier-Content-SHA256` digest;
+    /// see ``CanonicalRequest``), before reading the body. Feed the body's bytes to the returned check as
+    /// they arrive and call its ``StreamedBodyCheck/finish()`` at the end: it fails with
+    /// ``CourierError/Code/signatureInvalid`` when the bytes differ from the signed digest. A missing digest
+    /// is ``CourierError/Code/signatureMissing``; ``CanonicalRequest/unsignedPayload`` is refused
+    /// (``CourierError/Code/signatureInvalid``) unless ``Options/acceptsUnsignedPayload``.
+    ///
+    /// ```swift
+    /// var (verified, check) = try verifier.verifyStreamed(request.head)
+    /// for try await buffer in request.body { check.update(buffer); try file.write(buffer) }
+    /// try check.finish()
+    /// ```
+    public func verifyStreamed(_ head: HTTPRequest) throws -> (VerifiedRequest, StreamedBodyCheck) {
+        guard let declared = head.headerFields[.courierContentSHA256] else {
+            throw CourierError(.signatureMissing, detail: "the streamed request carries no X-Courier-Content-SHA256")
+        }
+        if declared == CanonicalRequest.unsignedPayload {
+            guard options.acceptsUnsignedPayload else {
+                throw CourierError(.signatureInvalid, detail: "an unsigned payload is not accepted here")
+            }
+        } else if declared.count != 64 || !declared.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) {
+            throw CourierError(.signatureInvalid, detail: "X-Courier-Content-SHA256 is not a lower-case hex SHA-256")
+        }
+        let verified = try verify(head, bodyHash: declared)
+        return (verified, StreamedBodyCheck(declared: declared))
+    }
+
+    private func verify(_ head: HTTPRequest, bodyHash: String) throws -> VerifiedRequest {
         let fields = head.headerFields
         guard let keyID = fields[.courierKeyID], let stamp = fields[.courierTimestamp],
               let nonce = fields[.courierNonce], let signature = fields[.courierSignature]
@@ -281,7 +377,7 @@ public struct SignatureVerifier: Sendable {
         let signed = (fields[.courierSignedHeaders] ?? "").split(separator: ";").map { String($0) }
         let canonical = CanonicalRequest(
             method: head.method, path: head.path, headerFields: fields, signedHeaders: signed, keyID: keyID,
-            timestamp: timestamp, nonce: nonce, body: body)
+            timestamp: timestamp, nonce: nonce, bodyHash: bodyHash)
         guard canonical.signedHeaders.joined(separator: ";") == (fields[.courierSignedHeaders] ?? ""),
               let mac = Hex.decodeLowercase(signature),
               HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(canonical.string.utf8), using: secret)

@@ -87,6 +87,8 @@ extension HTTPField.Name {
     static let courierSignedHeaders = HTTPField.Name("X-Courier-Signed-Headers")!
     /// `X-Courier-Encryption`.
     static let courierEncryption = HTTPField.Name("X-Courier-Encryption")!
+    /// `X-Courier-Content-SHA256`: a streamed body's SHA-256 (lower-case hex) or `UNSIGNED-PAYLOAD`.
+    static let courierContentSHA256 = HTTPField.Name("X-Courier-Content-SHA256")!
     /// `X-Courier-Content-Type`.
     static let courierContentType = HTTPField.Name("X-Courier-Content-Type")!
 }

@@ -57,6 +57,8 @@ extension Tour {
         failures += await runSecuritySteps(from: step)
         step += 3
         failures += await runCacheSteps(from: step)
+        step += 4
+        failures += await runTransferSteps(from: step)
         return failures
     }
 

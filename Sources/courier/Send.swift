@@ -15,6 +15,14 @@ struct Send: AsyncParsableCommand {
               courier send GET http://127.0.0.1:8080/users/1 --config courier.json
 
             --data takes JSON and sends it encoded in --format; --data-file sends a file's bytes as they are.
+
+            Transfers stream through the same chain, never whole in memory:
+              courier send POST http://127.0.0.1:8080/upload --form title=Holiday --form photo=@photo.jpg
+              courier send GET http://127.0.0.1:8080/big.bin --output big.bin --resume
+            --form sends multipart/form-data (name=value for a field, name=@path for a file, repeatable);
+            --output writes the answer's body to a file (an error answer is printed, not saved), and --resume
+            continues from the partial file an interrupted --output left (FILE.part). On a terminal a progress
+            bar is drawn on standard error; otherwise progress is printed as plain lines every 10 %.
             The --config file is JSON: {"modules": [{"name": "user", "baseURL": "http://127.0.0.1:8080",
             "headers": {"X-App": "demo"}, "interceptors": [{"type": "requestID"},
             {"type": "headers", "headers": {"X-Platform": "linux"}}], "businessRule": {"codePath": "code",
@@ -70,11 +78,36 @@ struct Send: AsyncParsableCommand {
     @Option(help: "Language of error messages: en or zh.")
     var language: String = "en"
 
+    @Option(help: "A multipart/form-data field: name=value, or name=@path for a file, streamed (repeatable).")
+    var form: [String] = []
+
+    @Option(help: "Write the answer's body to this file (streamed; an error answer is printed instead).")
+    var output: String?
+
+    @Flag(help: "With --output: continue from the partial file an interrupted download left (FILE.part).")
+    var resume = false
+
     func run() async throws {
         let language: CourierError.Language = self.language.hasPrefix("zh") ? .simplifiedChinese : .english
         do {
             let (client, endpoint) = try makeCall()
-            let reply = try await client.send(endpoint, options: CallOptions(trace: trace))
+            let transfer = try makeTransfer()
+            if let output = transfer.output {
+                let call = client.download(endpoint, to: output, resume: resume, options: CallOptions(trace: trace))
+                let reply = try await ProgressPrinter.follow(call)
+                let metadata = reply.metadata
+                print("HTTP \(metadata.status.code) \(metadata.status.reasonPhrase)  (saved \(reply.value.size) B to "
+                      + "\(reply.value.file.path)" + (reply.value.resumedBytes > 0 ? ", resumed from \(reply.value.resumedBytes) B" : "")
+                      + ", \(milliseconds(metadata.duration)), call \(metadata.callID))")
+                printTrace(metadata)
+                return
+            }
+            let reply: Reply<Value>
+            if let multipart = transfer.form {
+                reply = try await ProgressPrinter.follow(client.upload(endpoint, form: multipart, options: CallOptions(trace: trace)))
+            } else {
+                reply = try await client.send(endpoint, options: CallOptions(trace: trace))
+            }
             let metadata = reply.metadata
             let reason = metadata.status.reasonPhrase
             print("HTTP \(metadata.status.code) \(reason)  (\(metadata.body.count) B\(metadata.format.map { " \($0)" } ?? ""), "
@@ -99,6 +132,61 @@ struct Send: AsyncParsableCommand {
             }
             throw fail(error, language: language)
         }
+    }
+
+    private func printTrace(_ metadata: ResponseMetadata) {
+        guard trace else { return }
+        for field in metadata.headerFields { print("\(field.name): \(field.value)") }
+        if let chain = metadata.trace {
+            print("-- chain")
+            print(chain)
+        }
+        print("--")
+    }
+
+    /// The transfer options, checked: `--form` values (files must exist), `--output`, `--resume`.
+    func makeTransfer() throws -> (form: MultipartForm?, output: URL?) {
+        if !form.isEmpty, data != nil || dataFile != nil {
+            throw Arguments.usage("--form sends a multipart body: drop --data or --data-file")
+        }
+        if resume, output == nil {
+            throw Arguments.usage("--resume continues an --output download: give --output FILE")
+        }
+        var outputURL: URL?
+        if let output {
+            guard !output.isEmpty, !output.hasSuffix("/") else {
+                throw Arguments.usage("--output needs a file path, not '\(output)'")
+            }
+            let url = URL(fileURLWithPath: output)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw Arguments.usage("--output \(output) is a directory; give a file path")
+            }
+            guard FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) else {
+                throw Arguments.usage("--output \(output): the folder \(url.deletingLastPathComponent().path) does not exist")
+            }
+            outputURL = url
+        }
+        guard !form.isEmpty else { return (nil, outputURL) }
+        var multipart = MultipartForm()
+        for item in form {
+            let (name, value) = try Arguments.pair(item, option: "--form")
+            guard let value else {
+                throw Arguments.usage("--form takes name=value or name=@path: '\(item)' has no '='")
+            }
+            if value.hasPrefix("@") {
+                let path = String(value.dropFirst())
+                guard !path.isEmpty else { throw Arguments.usage("--form \(name)=@ needs a file path after '@'") }
+                do {
+                    try multipart.append(file: URL(fileURLWithPath: path), name: name)
+                } catch let error as CourierError {
+                    throw Arguments.usage("--form \(name)=@\(path): \(error.detail ?? "cannot read the file")")
+                }
+            } else {
+                multipart.append(field: name, value)
+            }
+        }
+        return (multipart, outputURL)
     }
 
     func makeCall() throws -> (Client, Endpoint) {

@@ -38,6 +38,16 @@ import Testing
         (["serve", "--port", "1e20"], "--port takes a whole number, not '1e20'"),
         (["serve", "--port", "http"], "--port takes a whole number, not 'http'"),
         (["serve", "--port", ""], "--port needs a whole number"),
+        (["send", "POST", url, "--form", ""], "--form takes name=value, not an empty value"),
+        (["send", "POST", url, "--form", "title"], "--form takes name=value or name=@path: 'title' has no '='"),
+        (["send", "POST", url, "--form", "=x"], "'=x' has no name"),
+        (["send", "POST", url, "--form", "photo=@"], "--form photo=@ needs a file path after '@'"),
+        (["send", "POST", url, "--form", "photo=@/no/such/file.jpg"], "--form photo=@/no/such/file.jpg: cannot read /no/such/file.jpg"),
+        (["send", "POST", url, "--form", "a=b", "--data", "{}"], "--form sends a multipart body: drop --data or --data-file"),
+        (["send", "GET", url, "--resume"], "--resume continues an --output download: give --output FILE"),
+        (["send", "GET", url, "--output", ""], "--output needs a file path, not ''"),
+        (["send", "GET", url, "--output", "/tmp"], "--output /tmp is a directory"),
+        (["send", "GET", url, "--output", "/no/such/folder/file.bin"], "the folder /no/such/folder does not exist"),
     ]
 
     @Test(arguments: badArguments)

@@ -162,7 +162,8 @@ struct CLI {
         for step in ["A typed call", "decoded raw", "A business error", "An HTTP error", "A timeout", "A cancelled call",
                      "The same call in every wire format", "A response rejected by its JSON Schema",
                      "Signed and encrypted round trips", "A tampered answer", "Re-login, then replay", "A cached answer",
-                     "Stale-while-revalidate", "A batch", "A chain"] {
+                     "Stale-while-revalidate", "A batch", "A chain",
+                     "An authenticated, signed upload", "An interrupted download, resumed"] {
             #expect(result.stdout.contains(step), "missing step: \(step)")
         }
         // What each step must show: the chain's stages, the readable errors, each format, the cache's answers.
@@ -174,11 +175,59 @@ struct CLI {
                      "[security.signatureInvalid 6002]", "from cache in", "background update delivered",
                      "batch member 2 of 3 (/status/404) failed", "finished 0", "the second step fetched user 3",
                      "│ 2. RequestID", "+header X-Request-ID", "│ 5. errorMapping",
-                     "sign-in screen shown once", "5 calls replayed after 1 sign-in: ada, ada, ada, ada, ada"] {
+                     "sign-in screen shown once", "5 calls replayed after 1 sign-in: ada, ada, ada, ada, ada",
+                     "the server checked app_id, the bearer token and the signed SHA-256", "matches",
+                     "[transport.connectionLost 1005]", "byte-identical to the server's"] {
             #expect(result.stdout.contains(line), "missing: \(line)")
         }
         #expect(!result.stdout.contains("X-Courier-Key-Id: demo"), "the key id header must be redacted in traces")
         #expect(result.stdout.contains("Tour complete"))
+    }
+
+    @Test func sendFormStreamsAMultipartBodyWithProgressLines() async throws {
+        try await withDemoServer { server, _ in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let photo = folder.appendingPathComponent("photo.bin")
+            try Data(DownloadPattern.bytes(at: 0, count: 2 << 20)).write(to: photo)
+            let result = try CLI.run(["send", "POST", "\(server.baseURL)/echo", "--form", "title=Holiday",
+                                      "--form", "photo=@\(photo.path)"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("HTTP 200 OK"))
+            #expect(result.stdout.contains("multipart/form-data; boundary=courier-"))
+            #expect(result.stdout.contains("name=\\\"photo\\\"; filename=\\\"photo.bin\\\""))
+            // Not a terminal: plain progress lines, ending at 100 %.
+            #expect(result.stderr.contains("upload 0% (0 of "))
+            #expect(result.stderr.contains("upload 100% ("))
+            #expect(!result.stderr.contains("\r"))
+        }
+    }
+
+    @Test func sendOutputResumesAnInterruptedDownload() async throws {
+        try await withDemoServer { server, _ in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("big.bin")
+            let size = 6 << 20
+            let url = "\(server.baseURL)/cache/download?size=\(size)&drop=\(2 << 20)&key=cli-resume"
+            let first = try CLI.run(["send", "GET", url, "--output", file.path])
+            #expect(first.status == 10, "\(first.stdout) \(first.stderr)")
+            #expect(first.stderr.contains("transport.connectionLost"))
+            let partial = file.path + ".part"
+            let kept = (try FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.intValue ?? 0
+            #expect(kept > 0)
+            let second = try CLI.run(["send", "GET", url, "--output", file.path, "--resume"])
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(second.stdout.contains("saved \(size) B to \(file.path), resumed from \(kept) B"))
+            #expect(second.stderr.contains("download 100% (\(size) of \(size) bytes)"))
+            #expect(try Data(contentsOf: file) == Data(DownloadPattern.bytes(at: 0, count: size)))
+            // An error answer is printed as an error, not saved.
+            let missing = try CLI.run(["send", "GET", "\(server.baseURL)/status/404", "--output", folder.appendingPathComponent("x").path])
+            #expect(missing.status == 11)
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("x").path))
+        }
     }
 
     static let root = Repository.root.path

@@ -55,6 +55,46 @@ import Testing
         #expect(error.message(in: .simplifiedChinese) == "用户不存在~")
     }
 
+    /// The README's "Uploads and downloads" snippet, over an in-memory transport (the default streaming,
+    /// which buffers), so the documented API stays true.
+    @Test func theReadmeTransferSnippetWorks() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photoURL = folder.appendingPathComponent("photo.jpg")
+        try Data(repeating: 7, count: 5 << 20).write(to: photoURL)
+        let reportURL = folder.appendingPathComponent("report.pdf")
+        let transport = InMemoryTransport { request, body in
+            if request.method == .post {
+                let text = String(decoding: body ?? Data(), as: UTF8.self)
+                #expect(text.contains("name=\"photo\"; filename=\"photo.jpg\""))
+                #expect(request.headerFields[.contentType]?.hasPrefix("multipart/form-data; boundary=") == true)
+                return (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
+                        Data(#"{"code":0,"size":\#(body?.count ?? 0)}"#.utf8))
+            }
+            return (HTTPResponse(status: .ok, headerFields: [.eTag: "\"v1\""]), Data(repeating: 1, count: 3000))
+        }
+        let client = Client(transport: transport)
+        let api = Service(name: "api", baseURL: URL(string: "http://127.0.0.1:8080")!)
+        let files = APIModule(name: "files", service: api)
+        let uploadPhoto = Endpoint(name: "uploadPhoto", module: files, method: .post, path: "/photos")
+        let report = Endpoint(name: "report", module: files, path: "/reports/7")
+
+        var form = MultipartForm()
+        form.append(field: "title", "Holiday")
+        try form.append(file: photoURL, name: "photo", contentType: "image/jpeg")   // read from disk as it is sent
+        let upload = client.upload(uploadPhoto, form: form)                          // or body: try .file(videoURL)
+        let steps = Task { var seen: [TransferProgress] = []; for await step in upload.progress { seen.append(step) }; return seen }
+        let answer = try await upload.reply                                          // decoded like any reply
+        #expect(answer.value["size"]?.int64Value == form.length)
+        #expect(await steps.value.last == TransferProgress(direction: .upload, completed: form.length, total: form.length))
+
+        let download = client.download(report, to: reportURL)                        // resume: true by default
+        let file = try await download.reply.value                                    // file, size, resumedBytes
+        #expect(file.size == 3000 && file.resumedBytes == 0 && file.file == reportURL)
+        #expect(try Data(contentsOf: reportURL) == Data(repeating: 1, count: 3000))
+    }
+
     /// The README's "Limits" snippet: limits set once on the codec set bound every decode through it.
     /// The README's redirect and cookie snippets (the TLS one runs in the integration tests).
     @Test func theReadmeNetworkEdgeSnippetsWork() async throws {

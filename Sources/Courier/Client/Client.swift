@@ -109,12 +109,13 @@ public final class Client: Sendable {
         }
     }
 
-    private func start<T: Sendable>(
+    func start<T: Sendable>(
         _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?,
         decode: @escaping @Sendable (Value) throws -> T
     ) -> Call<T> {
         let id = CallID.next()
         let handle = CancelHandle()
+        let progress = ProgressChannel()
         // Register before the task starts, so its own removal always comes after the insertion.
         calls.withLock {
             $0[id] = Entry(module: endpoint.module.name, endpoint: endpoint.name, cancel: { handle.cancel() })
@@ -126,7 +127,10 @@ public final class Client: Sendable {
         {
             // Share the running exchange: wait for its reply (cancelling this call stops only the wait).
             task = Task(priority: endpoint.priority.taskPriority) {
-                defer { _ = self.calls.withLock { $0.removeValue(forKey: id) } }
+                defer {
+                    _ = self.calls.withLock { $0.removeValue(forKey: id) }
+                    progress.finish()
+                }
                 let reply = try await withTaskCancellationHandler {
                     try await leader.value
                 } onCancel: {}
@@ -141,16 +145,18 @@ public final class Client: Sendable {
             task = Task(priority: endpoint.priority.taskPriority) {
                 defer {
                     _ = self.calls.withLock { $0.removeValue(forKey: id) }
+                    progress.finish()
                     if let identity {
                         self.identical.withLock { if $0[identity]?.id == id { $0[identity] = nil } }
                     }
                 }
-                return try await self.perform(id, endpoint, options: options, shape: shape, decode: decode)
+                return try await self.perform(id, endpoint, options: options, shape: shape, progress: progress,
+                                              decode: decode)
             }
             if let identity { identical.withLock { $0[identity] = (id, task) } }
         }
         handle.attach { task.cancel() }
-        return Call(id: id, task: task)
+        return Call(id: id, task: task, progressChannel: progress)
     }
 
     /// What makes two calls identical: endpoint, method, URL, body and the decoded type.
@@ -224,20 +230,24 @@ public final class Client: Sendable {
         responseHints.messageType = endpoint.responseMessage
         responseHints.shape = endpoint.responseShape
         return CourierRequest(
-            head: head, payload: endpoint.rawBody == nil ? endpoint.body : nil, body: endpoint.rawBody,
+            head: head, payload: endpoint.rawBody == nil && endpoint.bodyStream == nil ? endpoint.body : nil,
+            body: endpoint.bodyStream == nil ? endpoint.rawBody : nil,
             format: endpoint.requestFormat, hints: hints, responseFormat: endpoint.responseFormat,
-            responseHints: responseHints, timeout: endpoint.timeout, isReplayable: endpoint.isReplayable,
-            baseURL: endpoint.isAbsolute ? nil : endpoint.module.service.currentBaseURL)
+            responseHints: responseHints, timeout: endpoint.timeout,
+            isReplayable: endpoint.isReplayable && (endpoint.bodyStream?.isReplayable ?? true),
+            baseURL: endpoint.isAbsolute ? nil : endpoint.module.service.currentBaseURL,
+            bodyStream: endpoint.bodyStream)
     }
 
     private func perform<T: Sendable>(
-        _ id: CallID, _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?,
+        _ id: CallID, _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?, progress: ProgressChannel,
         decode: @escaping @Sendable (Value) throws -> T
     ) async throws -> Reply<T> {
         var logger = configuration.logger
         logger[metadataKey: "call"] = "\(id)"
         var context = InterceptorContext(
             callID: id, endpoint: endpoint, codecs: configuration.codecs, logger: logger, clock: configuration.clock)
+        context.progress = progress
         context.backgroundStarter = BackgroundStarter { [weak self] module, endpoint, work in
             guard let self else { return Task { await work() } }
             return self.startBackground(module: module, endpoint: endpoint, work)
@@ -368,6 +378,16 @@ public struct Call<T: Sendable>: Sendable {
     /// The call's identifier.
     public let id: CallID
     let task: Task<Reply<T>, any Error>
+    let progressChannel: ProgressChannel
+
+    /// The call's transfer progress (``TransferProgress``, upload and download), as it happens: the latest
+    /// report first, then each new one, ending when the call ends. Each access is a new sequence.
+    ///
+    /// ```swift
+    /// let call = client.download(.report, to: file)
+    /// for await step in call.progress { print(step.fraction ?? 0) }
+    /// ```
+    public var progress: AsyncStream<TransferProgress> { progressChannel.subscribe() }
 
     /// The result; cancelling the awaiting task cancels the call.
     public var reply: Reply<T> {

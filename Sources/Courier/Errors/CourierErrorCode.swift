@@ -46,6 +46,7 @@ extension CourierError {
             case 409: return .conflict
             case 413: return .payloadTooLarge
             case 415: return .unsupportedMediaType
+            case 416: return .rangeNotSatisfiable
             case 422: return .unprocessableContent
             case 429: return .tooManyRequests
             case 500: return .internalServerError
@@ -105,6 +106,9 @@ extension CourierError {
         public static let payloadTooLarge = Code(.payloadTooLarge)
         /// 415 Unsupported Media Type.
         public static let unsupportedMediaType = Code(.unsupportedMediaType)
+        /// The server cannot serve the requested byte range (416): a download's partial file no longer fits
+        /// the file on the server.
+        public static let rangeNotSatisfiable = Code(.rangeNotSatisfiable)
         /// 422 Unprocessable Content.
         public static let unprocessableContent = Code(.unprocessableContent)
         /// 429 Too Many Requests.
@@ -151,6 +155,9 @@ extension CourierError {
         // MARK: encoding
         /// A value could not be written in the requested format.
         public static let encodingFailed = Code(.encodingFailed)
+        /// A streamed request body's source changed while it was sent (an upload's file was truncated,
+        /// replaced or removed).
+        public static let bodySourceChanged = Code(.bodySourceChanged)
 
         // MARK: validation
         /// The response broke its JSON Schema (violations attached).
@@ -213,6 +220,8 @@ extension CourierError {
         /// The transport cannot do what its configuration asks (a ``TLSPolicy`` the platform's HTTP stack has
         /// no way to enforce); the call is refused rather than sent without it.
         public static let unsupportedByTransport = Code(.unsupportedByTransport)
+        /// A local file could not be read or written (an upload's source, a download's destination).
+        public static let fileAccessFailed = Code(.fileAccessFailed)
     }
 }
 
@@ -223,7 +232,7 @@ extension CourierError.Code {
         case transportFailure = 1099
         case badRequest = 2400, unauthorized = 2401, forbidden = 2403, notFound = 2404,
             methodNotAllowed = 2405, requestTimeout = 2408, conflict = 2409, payloadTooLarge = 2413,
-            unsupportedMediaType = 2415, unprocessableContent = 2422, tooManyRequests = 2429
+            unsupportedMediaType = 2415, rangeNotSatisfiable = 2416, unprocessableContent = 2422, tooManyRequests = 2429
         case clientError = 2499
         case internalServerError = 2500, notImplemented = 2501, badGateway = 2502,
             serviceUnavailable = 2503, gatewayTimeout = 2504
@@ -231,14 +240,14 @@ extension CourierError.Code {
         case unexpectedStatus = 2999
         case malformedInput = 3001, typeMismatch, missingValue, valueOutOfRange, depthLimitExceeded,
             sizeLimitExceeded, unsafeInput, invalidUTF8, unknownMessageType, unexpectedFormat
-        case encodingFailed = 4001
+        case encodingFailed = 4001, bodySourceChanged
         case schemaViolation = 5001, invalidSchema, unresolvedReference, schemaNotFound, validationLimitExceeded
         case signatureMissing = 6001, signatureInvalid, replayDetected, staleTimestamp, decryptionFailed,
             unknownKey, badPadding, malformedEnvelope, encryptionFailed, authentication
         case business = 7001
         case cancelled = 8001
         case invalidURL = 9001, missingCodec, interceptorContract, invalidConfiguration, cacheMiss,
-            interceptorFailure, noRecordedExchange, unsupportedByTransport
+            interceptorFailure, noRecordedExchange, unsupportedByTransport, fileAccessFailed
 
         var category: CourierError.Category {
             switch rawValue {
@@ -276,6 +285,7 @@ extension CourierError.Code {
             case .conflict: return "The request conflicts with the current state (409)."
             case .payloadTooLarge: return "The request body is too large for the server (413)."
             case .unsupportedMediaType: return "The server does not accept this content type (415)."
+            case .rangeNotSatisfiable: return "The server cannot send the requested part of the file (416)."
             case .unprocessableContent: return "The server could not process the request's content (422)."
             case .tooManyRequests: return "Too many requests; please slow down (429)."
             case .clientError: return "The server rejected the request."
@@ -297,6 +307,7 @@ extension CourierError.Code {
             case .unknownMessageType: return "The message type is unknown."
             case .unexpectedFormat: return "The data is not in the expected format."
             case .encodingFailed: return "The request body could not be encoded."
+            case .bodySourceChanged: return "The file being uploaded changed while it was sent."
             case .schemaViolation: return "The response does not match its schema."
             case .invalidSchema: return "The schema is invalid."
             case .unresolvedReference: return "A schema reference could not be resolved."
@@ -322,6 +333,7 @@ extension CourierError.Code {
             case .interceptorFailure: return "A stage of the request pipeline failed."
             case .noRecordedExchange: return "No recorded exchange matches the request."
             case .unsupportedByTransport: return "The transport cannot apply this configuration."
+            case .fileAccessFailed: return "A local file could not be read or written."
             }
         }
 
@@ -347,6 +359,7 @@ extension CourierError.Code {
             case .conflict: return "请求与当前状态冲突（409）~"
             case .payloadTooLarge: return "请求内容过大（413）~"
             case .unsupportedMediaType: return "服务器不支持该内容类型（415）~"
+            case .rangeNotSatisfiable: return "服务器无法提供请求的文件片段（416）~"
             case .unprocessableContent: return "服务器无法处理请求内容（422）~"
             case .tooManyRequests: return "请求太频繁了，请稍后再试（429）~"
             case .clientError: return "服务器拒绝了请求~"
@@ -368,6 +381,7 @@ extension CourierError.Code {
             case .unknownMessageType: return "未知的消息类型~"
             case .unexpectedFormat: return "数据格式与预期不符~"
             case .encodingFailed: return "请求内容编码失败~"
+            case .bodySourceChanged: return "上传的文件在发送过程中被修改了~"
             case .schemaViolation: return "响应数据不符合约定的格式~"
             case .invalidSchema: return "数据模式（Schema）无效~"
             case .unresolvedReference: return "无法解析数据模式中的引用~"
@@ -393,6 +407,7 @@ extension CourierError.Code {
             case .interceptorFailure: return "请求处理环节出错了~"
             case .noRecordedExchange: return "没有与该请求匹配的录制记录~"
             case .unsupportedByTransport: return "当前传输层不支持该配置~"
+            case .fileAccessFailed: return "无法读取或写入本地文件~"
             }
         }
     }

@@ -40,6 +40,9 @@ public struct Endpoint: Sendable {
     public var body: Value?
     /// A ready-made body (sent as is; wins over ``body``).
     public var rawBody: Data?
+    /// A streamed body (an upload: a file, a ``MultipartForm``, any ``BodyStream``), sent as it is read
+    /// and never whole in memory; wins over ``body`` and ``rawBody``. See ``Client/upload(_:body:options:)``.
+    public var bodyStream: BodyStream?
     /// Header fields (win over the module's).
     public var headers: HTTPFields
     /// The body's format.
@@ -80,6 +83,7 @@ public struct Endpoint: Sendable {
         self.query = query
         self.body = body
         self.rawBody = nil
+        self.bodyStream = nil
         self.headers = headers
         self.requestFormat = .json
         self.responseFormat = nil

@@ -140,6 +140,14 @@ public struct InterceptorContext: Sendable {
     /// Set by the ``Client`` for typed calls: turns the outcome's value into the caller's model (run by the
     /// built-in `result` stage, so observers see a decoding failure as the call's failure).
     var resultDecoder: (@Sendable (Value) throws -> any Sendable)?
+    /// Set by the ``Client``: where the call's transfer progress is published (``Call/progress``).
+    var progress: ProgressChannel?
+
+    /// Publishes `progress` on the call's handle (``Call/progress``); reports that go backwards are dropped.
+    /// The pipeline reports streamed bodies itself; a stage that moves bytes of its own can report too.
+    public func reportProgress(_ progress: TransferProgress) {
+        self.progress?.report(progress)
+    }
 
     /// A context (for tests of a single interceptor).
     public init(

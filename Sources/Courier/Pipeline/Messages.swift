@@ -37,20 +37,28 @@ public struct CourierRequest: Sendable {
     public var responseHints: CodingHints
     /// How long the transport may take for this request.
     public var timeout: Duration?
-    /// Whether the request may be sent again (retry, auth replay). False for streamed bodies.
+    /// Whether the request may be sent again (retry, auth replay). False for one-shot streamed bodies.
     public var isReplayable: Bool
     /// The base URL the request was built on (nil: the endpoint named an absolute URL). The built-in
     /// `routing` stage moves the request from it to the host chosen for each attempt.
     public var baseURL: URL?
+    /// A streamed body (an upload), sent instead of ``body`` when set. Stages that need the bytes read
+    /// ``body`` (the whole-body view); a streamed body is signed by its digest (see `RequestSigning`).
+    public var bodyStream: BodyStream?
+    /// Where the transport writes the response body as it streams (a download's file); nil: the body is
+    /// collected into ``CourierResponse/body`` under the client's `maximumResponseSize`.
+    public var responseSink: (any ResponseBodySink)?
 
     /// A request.
     public init(
         head: HTTPRequest, payload: Value? = nil, body: Data? = nil, format: ContentFormat = .json,
         hints: CodingHints = CodingHints(), responseFormat: ContentFormat? = nil,
         responseHints: CodingHints = CodingHints(), timeout: Duration? = nil, isReplayable: Bool = true,
-        baseURL: URL? = nil
+        baseURL: URL? = nil, bodyStream: BodyStream? = nil
     ) {
         self.baseURL = baseURL
+        self.bodyStream = bodyStream
+        self.responseSink = nil
         self.head = head
         self.payload = payload
         self.body = body

@@ -83,7 +83,12 @@ public struct Pipeline: Sendable {
         let send = { @Sendable () async throws -> CourierResponse in
             try Task.checkCancellation()
             context.announceSend(request)
-            let (head, body) = try await transport.send(request.head, body: request.body, options: transportOptions)
+            let (head, body): (HTTPResponse, Data)
+            if request.bodyStream != nil || request.responseSink != nil {
+                (head, body) = try await Self.stream(request, transport, transportOptions, context)
+            } else {
+                (head, body) = try await transport.send(request.head, body: request.body, options: transportOptions)
+            }
             let format = head.headerFields[.contentType].flatMap(ContentFormat.init(contentType:))
             return CourierResponse(head: head, body: body, format: format, source: .network)
         }
@@ -96,6 +101,28 @@ public struct Pipeline: Sendable {
             if wrapped.context.stage == nil { wrapped.context.stage = "transport" }
             throw wrapped
         }
+    }
+
+    /// A streamed exchange (see `Transfers.swift`): the body stream (or the whole body) with upload progress,
+    /// the response into the request's sink or collected under the size limit.
+    private static func stream(
+        _ request: CourierRequest, _ transport: any Transport, _ options: TransportOptions,
+        _ context: InterceptorContext
+    ) async throws -> (HTTPResponse, Data) {
+        let sink = request.responseSink ?? CollectingSink(limit: options.maximumResponseSize, method: request.head.method)
+        var body = request.bodyStream ?? request.body.map(BodyStream.data)
+        if let stream = body {
+            let total = stream.length
+            context.reportProgress(TransferProgress(direction: .upload, completed: 0, total: total))
+            body = stream.observed { sent in
+                context.reportProgress(TransferProgress(direction: .upload, completed: sent, total: total))
+            }
+        }
+        let head = try await transport.stream(request.head, body: body, options: options, into: sink)
+        if let total = body?.length {
+            context.reportProgress(TransferProgress(direction: .upload, completed: total, total: total))
+        }
+        return (head, try sink.finish())
     }
 
     /// Wraps a non-Courier error once, naming the stage that failed; a ``CourierError`` passes unchanged

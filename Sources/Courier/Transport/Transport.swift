@@ -23,6 +23,19 @@ import Dispatch
 public protocol Transport: Sendable {
     /// Sends `request` with `body` and returns the response head and the whole body.
     func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data)
+
+    /// Sends `request` with a streamed `body` (its ``BodyStream/length`` as `Content-Length` when known, else
+    /// chunked) and hands the response body to `sink` as it arrives, returning the head once the body has
+    /// ended. ``TransportOptions/maximumResponseSize`` does not apply: the sink sets its own limits (a
+    /// ``CollectingSink`` for ordinary calls, a file for downloads). Timeouts, cancellation and error mapping
+    /// are those of ``send(_:body:options:)``; an error the sink or the body throws ends the call with that
+    /// error.
+    ///
+    /// A default implementation buffers both bodies through ``send(_:body:options:)``, so transports written
+    /// before streaming keep working.
+    func stream(
+        _ request: HTTPRequest, body: BodyStream?, options: TransportOptions, into sink: any ResponseBodySink
+    ) async throws -> HTTPResponse
 }
 
 /// Per-request options for a transport.

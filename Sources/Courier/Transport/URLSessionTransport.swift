@@ -122,14 +122,68 @@ public final class URLSessionTransport: Transport {
         }
     }
 
-    private func exchange(_ urlRequest: URLRequest, options: TransportOptions) async throws -> (HTTPResponse, Data) {
+    /// Streams `body` from an input stream libcurl reads as it sends, with chunked transfer coding (a one-shot
+    /// body is first spooled to a temporary file, so what libcurl reads never waits on a producer) and writes the response
+    /// body to `sink` on the session's work queue as each buffer arrives: libcurl waits for the sink, which
+    /// is the transfer's backpressure. The guarantees are those of ``send(_:body:options:)``: one deadline,
+    /// challenges as responses, prompt cancellation, with the sink setting the body's limit.
+    public func stream(
+        _ request: HTTPRequest, body: BodyStream?, options: TransportOptions, into sink: any ResponseBodySink
+    ) async throws -> HTTPResponse {
+        var urlRequest = try Self.urlRequest(request, body: nil, timeout: options.timeout)
+        var spooled: URL?
+        defer { if let spooled { try? FileManager.default.removeItem(at: spooled) } }
+        var input: BodyInputStream?
+        if var body {
+            if body.makeBlockingReader() == nil {
+                let file = try await Self.spool(body)
+                spooled = file
+                body = try .file(file)
+            }
+            let stream = BodyInputStream(body)
+            input = stream
+            urlRequest.httpBodyStream = stream
+            // FoundationNetworking sends every body stream chunked and adds `Transfer-Encoding: chunked` even
+            // beside a Content-Length (which servers then reject as ambiguous), so the length is not declared
+            // here; AsyncHTTPClientTransport declares it.
+            urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
+        }
+        let streamed = Streamed(sink: sink, input: input)
+        let prepared = urlRequest
+        return try await withTimeout(options.timeout) {
+            try await self.exchange(prepared, options: options, streamed: streamed).0
+        }
+    }
+
+    /// Writes a one-shot body to a temporary file (it cannot be read from libcurl's thread without blocking
+    /// it on the body's producer).
+    static func spool(_ body: BodyStream) async throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil),
+            let handle = try? FileHandle(forWritingTo: file)
+        else {
+            throw CourierError(.fileAccessFailed, detail: "cannot create a temporary file for the upload")
+        }
+        defer { try? handle.close() }
+        do {
+            for try await chunk in body { try handle.write(contentsOf: chunk) }
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw CourierError.wrap(error, as: .fileAccessFailed)
+        }
+        return file
+    }
+
+    private func exchange(
+        _ urlRequest: URLRequest, options: TransportOptions, streamed: Streamed? = nil
+    ) async throws -> (HTTPResponse, Data) {
         let holder = Locked<URLSessionTask?>(nil)
         let delegate = delegate
         let session = session
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(HTTPResponse, Data), any Error>) in
                 let task = session.dataTask(with: urlRequest)
-                delegate.register(task, limit: options.maximumResponseSize, continuation: continuation)
+                delegate.register(task, limit: options.maximumResponseSize, streamed: streamed, continuation: continuation)
                 holder.withLock { $0 = task }
                 if Task.isCancelled {
                     delegate.abandon(task, with: TransportFailure.cancelled.error())
@@ -237,6 +291,79 @@ public final class URLSessionTransport: Transport {
         return error
     }
 
+    /// A streamed exchange's sink and request body.
+    struct Streamed: @unchecked Sendable {
+        // @unchecked: the input stream is read by FoundationNetworking on its work queue, one call at a time,
+        // and its failure is read under its lock.
+        var sink: any ResponseBodySink
+        var input: BodyInputStream?
+    }
+
+    /// A ``BodyStream`` as the `InputStream` libcurl reads the request body from, synchronously on the
+    /// session's work queue (only replayable bodies, whose reads are memory copies and file reads). A read
+    /// that fails (the file changed) is kept as ``failure`` and reported as the call's error.
+    final class BodyInputStream: InputStream {
+        // @unchecked: FoundationNetworking opens and reads the stream from its work queue, one call at a time;
+        // `failure` is read after the task completed, under the lock.
+        private let body: BodyStream
+        private var reader: BlockingReader?
+        private var pending = Data()
+        private var position = 0
+        private var status: Stream.Status = .notOpen
+        private let error = Locked<CourierError?>(nil)
+
+        init(_ body: BodyStream) {
+            self.body = body
+            super.init(data: Data())
+        }
+
+        /// Why reading the body failed, if it did.
+        var failure: CourierError? { error.withLock { $0 } }
+
+        override func open() {
+            reader = body.makeBlockingReader()
+            status = .open
+        }
+
+        override func close() {
+            reader?.close()
+            reader = nil
+            status = .closed
+        }
+
+        override var streamStatus: Stream.Status { status }
+        override var streamError: (any Error)? { failure }
+        override var hasBytesAvailable: Bool { status == .open }
+
+        override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
+            guard status == .open, length > 0 else { return 0 }
+            if position >= pending.count {
+                do {
+                    guard let chunk = try reader?.read() else {
+                        status = .atEnd
+                        return 0
+                    }
+                    pending = chunk
+                    position = 0
+                } catch {
+                    self.error.withLock { $0 = CourierError.wrap(error, as: .bodySourceChanged) }
+                    status = .error
+                    return -1
+                }
+            }
+            let count = min(length, pending.count - position)
+            pending.withUnsafeBytes { bytes in
+                UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + position, byteCount: count)
+            }
+            position += count
+            return count
+        }
+
+        override func getBuffer(
+            _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length: UnsafeMutablePointer<Int>
+        ) -> Bool { false }
+    }
+
     #if canImport(FoundationNetworking)
     /// The session's delegate queue on Linux: it runs each callback at once, on the thread that delivers it
     /// (the session's work queue), instead of queueing it. FoundationNetworking does not wait for queued
@@ -259,6 +386,9 @@ public final class URLSessionTransport: Transport {
             var continuation: CheckedContinuation<(HTTPResponse, Data), any Error>
             var limit: Int
             var data = Data()
+            /// A streamed exchange: the sink the body goes to, and whether it has seen the head.
+            var streamed: Streamed?
+            var begun = false
         }
 
         private let pending = Locked<[Int: Pending]>([:])
@@ -272,8 +402,30 @@ public final class URLSessionTransport: Transport {
         }
 
         /// Starts collecting `task`'s body under `limit`.
-        func register(_ task: URLSessionTask, limit: Int, continuation: CheckedContinuation<(HTTPResponse, Data), any Error>) {
-            pending.withLock { $0[task.taskIdentifier] = Pending(continuation: continuation, limit: limit) }
+        func register(
+            _ task: URLSessionTask, limit: Int, streamed: Streamed?,
+            continuation: CheckedContinuation<(HTTPResponse, Data), any Error>
+        ) {
+            pending.withLock {
+                $0[task.taskIdentifier] = Pending(continuation: continuation, limit: limit, streamed: streamed)
+            }
+        }
+
+        /// Hands `head` to a streamed task's sink once; false (and the call ended) when the sink refused it.
+        private func begin(_ task: URLSessionTask, _ head: HTTPResponse) -> Bool {
+            let sink = pending.withLock { state -> (any ResponseBodySink)? in
+                guard var entry = state[task.taskIdentifier], let streamed = entry.streamed, !entry.begun else { return nil }
+                entry.begun = true
+                state[task.taskIdentifier] = entry
+                return streamed.sink
+            }
+            do {
+                try sink?.begin(head)
+                return true
+            } catch {
+                abandon(task, with: CourierError.wrap(error, as: .transportFailure))
+                return false
+            }
         }
 
         /// Ends `task`'s call now with `error` (when it is still running) and cancels the task.
@@ -292,6 +444,12 @@ public final class URLSessionTransport: Transport {
             _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
             completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
         ) {
+            let isStreamed = pending.withLock { $0[dataTask.taskIdentifier]?.streamed != nil }
+            if isStreamed, let http = response as? HTTPURLResponse {
+                // The sink sets the limits (and may refuse the answer).
+                completionHandler(begin(dataTask, URLSessionTransport.head(http)) ? .allow : .cancel)
+                return
+            }
             // FoundationNetworking ignores the disposition, so a body that is too large is cancelled here.
             let expected = response.expectedContentLength
             // A HEAD, 204 or 304 answer declares the length of a body it does not carry.
@@ -307,6 +465,15 @@ public final class URLSessionTransport: Transport {
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            if let sink = pending.withLock({ $0[dataTask.taskIdentifier]?.streamed?.sink }) {
+                // Synchronously, on the work queue: libcurl waits for the write (the backpressure).
+                do {
+                    try sink.write(data)
+                } catch {
+                    abandon(dataTask, with: CourierError.wrap(error, as: .transportFailure))
+                }
+                return
+            }
             let exceeded = pending.withLock { state -> Int? in
                 guard var entry = state[dataTask.taskIdentifier] else { return nil }
                 if data.count > entry.limit - entry.data.count { return entry.limit }
@@ -330,7 +497,8 @@ public final class URLSessionTransport: Transport {
             // and with default handling it would wait for a credential forever: the 401 is the call's answer.
             if let response = (challenge.failureResponse ?? task.response) as? HTTPURLResponse {
                 let data = pending.withLock { $0[task.taskIdentifier]?.data } ?? Data()
-                finish(task, with: .success((URLSessionTransport.head(response), data)))
+                let head = URLSessionTransport.head(response)
+                if begin(task, head) { finish(task, with: .success((head, data))) }
             }
             // Cancelling the challenge cancels the task, which must not happen on the queue this runs on.
             nonisolated(unsafe) let answer = completionHandler
@@ -351,16 +519,20 @@ public final class URLSessionTransport: Transport {
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+            guard let entry = pending.withLock({ $0[task.taskIdentifier] }) else { return }
             if let error {
-                entry.continuation.resume(throwing: URLSessionTransport.map(error))
+                // A body that failed to read (its file changed) says so, rather than libcurl's abort.
+                let failure = entry.streamed?.input?.failure ?? URLSessionTransport.map(error)
+                finish(task, with: .failure(failure))
                 return
             }
             guard let http = task.response as? HTTPURLResponse else {
-                entry.continuation.resume(throwing: TransportFailure.other.error(detail: "the response is not HTTP"))
+                finish(task, with: .failure(TransportFailure.other.error(detail: "the response is not HTTP")))
                 return
             }
-            entry.continuation.resume(returning: (URLSessionTransport.head(http), entry.data))
+            let head = URLSessionTransport.head(http)
+            if entry.streamed != nil, !begin(task, head) { return }
+            finish(task, with: .success((head, entry.data)))
         }
     }
 }
