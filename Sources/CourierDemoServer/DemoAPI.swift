@@ -123,14 +123,6 @@ public struct DemoAPI: Sendable {
             case .invalidParameter: "A parameter is invalid."
             }
         }
-
-        public var chineseMessage: String? {
-            switch self {
-            case .userNotFound: "用户不存在~"
-            case .nameTaken: "用户名已被占用~"
-            case .invalidParameter: "参数有误~"
-            }
-        }
     }
 
     /// The topic module's business errors.
@@ -139,7 +131,15 @@ public struct DemoAPI: Sendable {
         case topicNotFound = 401
 
         public var message: String { "The topic does not exist." }
-        public var chineseMessage: String? { "话题不存在~" }
+    }
+
+    /// Adds the demo's business errors in Simplified Chinese to the ``MessageCatalog`` (done by every
+    /// ``DemoAPI`` initialiser; registering again changes nothing).
+    public static func registerMessages() {
+        MessageCatalog.update(.simplifiedChinese) { table in
+            table.setMessages([UserError.userNotFound: "用户不存在~", .nameTaken: "用户名已被占用~", .invalidParameter: "参数有误~"])
+            table.setMessages([TopicError.topicNotFound: "话题不存在~"])
+        }
     }
 
     /// The codecs the demo API speaks (server and client alike): the standard ones, XML with the
@@ -177,6 +177,7 @@ public struct DemoAPI: Sendable {
 
     /// The demo API at `baseURL`.
     public init(baseURL: URL) {
+        Self.registerMessages()
         service = Service(name: "demo", baseURL: baseURL)
         users = APIModule(name: "user", service: service, businessRule: BusinessRule(mapping: UserError.self))
         topics = APIModule(name: "topic", service: service, businessRule: BusinessRule(mapping: TopicError.self))

@@ -222,6 +222,8 @@ import Testing
         let client = Client(transport: transport)
         let reply = try await client.send(endpoint)
         #expect(reply.value["cookie"]?.stringValue == "sid=42")
-        #expect(client.pipeline(for: endpoint).stageNames == ["codec", "redirects", "CookieJar", "transport"])
+        #expect(client.pipeline(for: endpoint).stageNames == [
+            "result", "routing", "errorMapping", "codec", "redirects", "CookieJar", "transport",
+        ])
     }
 }

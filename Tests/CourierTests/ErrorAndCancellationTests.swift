@@ -40,6 +40,7 @@ import Testing
     }
 
     @Test func businessCodesMapToTheModulesEnum() async throws {
+        UserError.registerChinese()
         let transport = InMemoryTransport { _, _ in jsonResponse(#"{"code":301,"message":"no such user"}"#) }
         var module = APIModule(name: "user", service: service)
         module.businessRule = BusinessRule(mapping: UserError.self)
@@ -217,5 +218,60 @@ import Testing
         }
         #expect(transport.requests.count == 200)
         #expect(client.runningCalls.isEmpty)
+    }
+}
+
+/// Messages come from one table per language, keyed by code; any locale identifier works and falls back.
+@Suite struct MessageCatalogTests {
+    @Test func everyCodeHasAnEnglishAndAChineseSentence() {
+        for code in CourierError.Code.allCases {
+            #expect(MessageTable.english.codes[code]?.isEmpty == false, "\(code) has no English message")
+            #expect(MessageTable.simplifiedChinese.codes[code]?.isEmpty == false, "\(code) has no Chinese message")
+        }
+        #expect(MessageTable.english.codes.count == CourierError.Code.allCases.count)
+    }
+
+    @Test(arguments: ["zh", "zh-CN", "zh_CN", "zh-Hans-SG", "ZH-hans", "zh_CN.UTF-8"])
+    func chineseIdentifiersReadTheSimplifiedChineseTable(_ identifier: String) {
+        #expect(CourierError(.timedOut).message(in: CourierError.Language(identifier)) == "请求超时了~")
+    }
+
+    @Test(arguments: ["fr", "de-CH", "", "x-unknown-tag", "ja"])
+    func unknownLanguagesFallBackToEnglish(_ identifier: String) {
+        #expect(CourierError(.timedOut).message(in: CourierError.Language(identifier)) == "The request timed out.")
+    }
+
+    @Test func anAppAddsALanguageAndOverridesMessages() {
+        enum ShopError: Int, BusinessError, CaseIterable {
+            case soldOut = 501, priceChanged = 502
+            var message: String { self == .soldOut ? "Sold out." : "The price changed." }
+        }
+        MessageCatalog.update("pt-BR") { table in
+            table.codes[.timedOut] = "A requisição expirou."
+            table.detail = " — {detail}"
+            table.setMessages([ShopError.soldOut: "Esgotado."])
+        }
+        MessageCatalog.update("pt") { $0.codes[.notFound] = "Não encontrado (404)." }
+        let portuguese = CourierError.Language("pt-BR")
+        #expect(CourierError(.timedOut, detail: "após 2 s").message(in: portuguese) == "A requisição expirou. — após 2 s")
+        #expect(CourierError(.notFound).message(in: portuguese) == "Não encontrado (404).")          // from "pt"
+        #expect(CourierError(.cancelled).message(in: portuguese) == "The request was cancelled.")   // from English
+        var soldOut = CourierError(.business)
+        soldOut.businessFailure = BusinessFailure(code: 501, serverMessage: nil, mapped: ShopError.soldOut)
+        #expect(soldOut.message(in: portuguese) == "Esgotado.")
+        var changed = soldOut
+        changed.businessFailure = BusinessFailure(code: 502, serverMessage: nil, mapped: ShopError.priceChanged)
+        #expect(changed.message(in: portuguese) == "The price changed.")                           // the case's own
+        // Overriding a shipped language.
+        MessageCatalog.update("en-GB") { $0.codes[.notConnected] = "You're offline, mate." }
+        #expect(CourierError(.notConnected).message(in: "en-GB") == "You're offline, mate.")
+        #expect(CourierError(.notConnected).message(in: .english) == "The device is not connected to the internet.")
+    }
+
+    @Test func unmappedBusinessCodesUseTheLanguagesTemplates() {
+        var error = CourierError(.business)
+        error.businessFailure = BusinessFailure(code: 999, serverMessage: "quota exceeded", mapped: nil)
+        #expect(error.message(in: .english) == "The server reported error 999: quota exceeded")
+        #expect(error.message(in: "zh-CN") == "服务器返回错误 999：quota exceeded")
     }
 }

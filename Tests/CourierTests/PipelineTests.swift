@@ -57,10 +57,10 @@ enum UserError: Int, BusinessError, CaseIterable {
         }
     }
 
-    var chineseMessage: String? {
-        switch self {
-        case .userNotFound: "用户不存在~"
-        case .nameTaken: "用户名已被占用~"
+    /// Registers the Simplified Chinese messages (idempotent).
+    static func registerChinese() {
+        MessageCatalog.update(.simplifiedChinese) {
+            $0.setMessages([UserError.userNotFound: "用户不存在~", .nameTaken: "用户名已被占用~"])
         }
     }
 }

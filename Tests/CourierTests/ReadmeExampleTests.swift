@@ -12,7 +12,6 @@ import Testing
     enum ReadmeUserError: Int, BusinessError {
         case userNotFound = 301
         var message: String { "The user does not exist." }
-        var chineseMessage: String? { "用户不存在~" }
     }
 
     @Test func theReadmeExampleWorks() async throws {
@@ -30,6 +29,7 @@ import Testing
             .test: [URL(string: "http://127.0.0.1:8080")!],
             .release: [URL(string: "https://api.example.com")!],
         ], environment: .release)
+        MessageCatalog.update(.simplifiedChinese) { $0.setMessages([ReadmeUserError.userNotFound: "用户不存在~"]) }
         var users = APIModule(name: "user", service: api, businessRule: BusinessRule(mapping: ReadmeUserError.self))
         users.interceptors = [SetHeaders([.userAgent: "MyApp/2.1"])]
         var topics = APIModule(name: "topic", service: api)

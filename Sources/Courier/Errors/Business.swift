@@ -11,25 +11,18 @@
 ///         case .nameTaken: "That name is already taken."
 ///         }
 ///     }
-///     var chineseMessage: String? {
-///         switch self {
-///         case .userNotFound: "用户不存在~"
-///         case .nameTaken: "用户名已被占用~"
-///         }
-///     }
+/// }
+/// // Other languages, one table each (see MessageCatalog):
+/// MessageCatalog.update(.simplifiedChinese) {
+///     $0.setMessages([UserError.userNotFound: "用户不存在~", .nameTaken: "用户名已被占用~"])
 /// }
 /// ```
 public protocol BusinessError: Error, Sendable {
     /// The server's business code for this case.
     var businessCode: Int { get }
-    /// A readable English message.
+    /// A readable message in English, the fallback of every language; other languages come from the
+    /// ``MessageCatalog`` (``MessageTable/setMessages(_:)``).
     var message: String { get }
-    /// A readable Simplified Chinese message (the English one is used when `nil`).
-    var chineseMessage: String? { get }
-}
-
-extension BusinessError {
-    public var chineseMessage: String? { nil }
 }
 
 extension BusinessError where Self: RawRepresentable, RawValue == Int {
@@ -54,16 +47,12 @@ public struct BusinessFailure: Sendable {
 
     /// The readable message: the module's, else the server's, else a generic one with the code.
     public func message(in language: CourierError.Language) -> String {
-        if let mapped {
-            if language == .simplifiedChinese, let chinese = mapped.chineseMessage { return chinese }
-            return mapped.message
-        }
+        if let mapped { return MessageCatalog.message(for: mapped, in: language) }
         if let serverMessage, !serverMessage.isEmpty {
-            return language == .english
-                ? "The server reported error \(code): \(serverMessage)"
-                : "服务器返回错误 \(code)：\(serverMessage)"
+            return MessageCatalog.compose(
+                \.serverReportedError, in: language, ["code": "\(code)", "message": serverMessage])
         }
-        return language == .english ? "The server reported error \(code)." : "服务器返回错误 \(code)~"
+        return MessageCatalog.compose(\.serverReportedCode, in: language, ["code": "\(code)"])
     }
 }
 

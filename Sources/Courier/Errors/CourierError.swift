@@ -52,7 +52,13 @@ public struct CourierError: Error, Sendable {
     /// The readable English message: the code's sentence, then the detail.
     public var message: String { message(in: .english) }
 
-    /// The readable message in `language`.
+    /// The readable message in `language` (any BCP 47 identifier; see ``MessageCatalog``), falling back to
+    /// English for what the language's table lacks.
+    ///
+    /// ```swift
+    /// error.message(in: .simplifiedChinese)
+    /// error.message(in: "ja")
+    /// ```
     public func message(in language: Language) -> String {
         var text: String
         if let business = businessFailure {
@@ -63,11 +69,10 @@ public struct CourierError: Error, Sendable {
         if let first = violations.first {
             text += " " + first.message
             if violations.count > 1 {
-                text += language == .english
-                    ? " (and \(violations.count - 1) more)" : "（另有 \(violations.count - 1) 处）"
+                text += MessageCatalog.compose(\.moreViolations, in: language, ["count": "\(violations.count - 1)"])
             }
         } else if let detail, !detail.isEmpty, businessFailure == nil {
-            text += language == .english ? " \(detail)" : "（\(detail)）"
+            text += MessageCatalog.compose(\.detail, in: language, ["detail": detail])
         }
         return text
     }
@@ -99,13 +104,6 @@ public struct CourierError: Error, Sendable {
 }
 
 extension CourierError {
-    /// The languages Courier's messages come in.
-    public enum Language: String, Sendable, CaseIterable {
-        /// English.
-        case english = "en"
-        /// Simplified Chinese.
-        case simplifiedChinese = "zh-Hans"
-    }
 
     /// The broad kind of failure; every ``Code`` belongs to one.
     public enum Category: String, Sendable, CaseIterable, CustomStringConvertible {
