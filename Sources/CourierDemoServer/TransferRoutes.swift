@@ -328,8 +328,12 @@ struct TransferGuard: Sendable {
                                     status: .badRequest)
         }
         guard request.headers[.authorization] == "Bearer \(DemoTransfers.accessToken)" else {
-            return exchange.failure(to: request, code: 401, message: "the access token is missing or expired",
-                                    status: .unauthorized)
+            // RFC 6750: a presented token that is not (or no longer) valid is `invalid_token`.
+            let challenge = request.headers[.authorization] == nil
+                ? #"Bearer realm="demo-transfers""# : #"Bearer realm="demo-transfers", error="invalid_token""#
+            return exchange.respond(
+                to: request, DemoExchange.envelope(code: 401, message: "the access token is missing or expired", data: nil),
+                status: .unauthorized, messageType: "demo.ErrorResponse", headers: [.wwwAuthenticate: challenge])
         }
         return nil
     }

@@ -317,12 +317,9 @@ enum TransferSupport {
                 defer { try? FileManager.default.removeItem(at: folder) }
                 let file = folder.appendingPathComponent("vanishing.bin")
                 try TransferSupport.writePattern(file, size: 64 << 20)
-                // Signing reads the file once for its digest: this module does not sign, so the change happens
-                // while the body streams.
-                let module = APIModule(name: "plain", service: api.service)
-                var endpoint = Endpoint(name: "echo", module: module, method: .post, path: "/echo")
-                endpoint.responseFormat = .json
-                let call = client.upload(endpoint, body: try .file(file))
+                // Signing reads the file once for its digest before the body streams; the change happens while
+                // it streams (to a route that stores any size, so the server never answers first).
+                let call = client.upload(DemoTransfers.store(name: "vanishing.bin", module: module(api)), body: try .file(file))
                 let watcher = Task {
                     for await step in call.progress where step.direction == .upload && step.completed >= 1 << 20 {
                         if change == "remove" {

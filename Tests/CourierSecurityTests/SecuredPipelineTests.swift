@@ -170,7 +170,7 @@ import CourierSecurity
         setup.stack.auth = BearerAuth(store: CredentialStore(credential: Credential(accessToken: "expired")) { _ in
             refreshes.increment()
             return Credential(accessToken: "fresh")
-        })
+        }, options: bareUnauthorizedExpires())
         let server = setup.server
         let transport = InMemoryTransport { head, body in
             try server.handle(head, body) { request, _ in
@@ -194,7 +194,7 @@ import CourierSecurity
         let token = "TOKEN-abc-123-SECRET"
         setup.stack.auth = BearerAuth(store: CredentialStore(credential: Credential(accessToken: "EXPIRED-" + token)) { _ in
             Credential(accessToken: token, refreshToken: "REFRESH-" + token)
-        })
+        }, options: bareUnauthorizedExpires())
         setup.stack.parameterSigning = ParameterSigning(signer: ParameterSigner(secret: "PARAM-SECRET-xyz"))
         let server = setup.server
         let transport = InMemoryTransport { head, body in

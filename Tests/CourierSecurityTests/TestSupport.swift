@@ -93,3 +93,10 @@ final class Counter: Sendable {
     @discardableResult func increment() -> Int { value.withLock { $0 += 1; return $0 } }
     var count: Int { value.withLock { $0 } }
 }
+
+/// BearerAuth options for test servers that answer an expired token with a bare 401 (no challenge).
+func bareUnauthorizedExpires() -> BearerAuth.Options {
+    var options = BearerAuth.Options()
+    options.expiry = .status([401])
+    return options
+}

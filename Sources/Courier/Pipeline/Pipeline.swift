@@ -79,6 +79,7 @@ public struct Pipeline: Sendable {
         var options = transportOptions
         options.timeout = request.timeout ?? options.timeout
         options.callID = context.callID
+        options.priority = context.endpoint.priority
         let transportOptions = options
         let send = { @Sendable () async throws -> CourierResponse in
             try Task.checkCancellation()

@@ -46,12 +46,19 @@ public struct TransportOptions: Sendable {
     public var maximumResponseSize: Int
     /// The call's identifier, for logs.
     public var callID: CallID?
+    /// The call's ``Endpoint/priority``, for transports that schedule by priority (URLSession's task
+    /// priority; AsyncHTTPClient has none).
+    public var priority: Priority
 
-    /// Default options: no timeout override, 64 MiB response limit.
-    public init(timeout: Duration? = nil, maximumResponseSize: Int = 64 << 20, callID: CallID? = nil) {
+    /// Default options: no timeout override, 64 MiB response limit, normal priority.
+    public init(
+        timeout: Duration? = nil, maximumResponseSize: Int = 64 << 20, callID: CallID? = nil,
+        priority: Priority = .normal
+    ) {
         self.timeout = timeout
         self.maximumResponseSize = maximumResponseSize
         self.callID = callID
+        self.priority = priority
     }
 }
 

@@ -183,6 +183,7 @@ public final class URLSessionTransport: Transport {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(HTTPResponse, Data), any Error>) in
                 let task = session.dataTask(with: urlRequest)
+                task.priority = options.priority.urlSessionPriority
                 delegate.register(task, limit: options.maximumResponseSize, streamed: streamed, continuation: continuation)
                 holder.withLock { $0 = task }
                 if Task.isCancelled {
