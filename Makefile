@@ -9,7 +9,7 @@ VENV_STAMP   := $(VENV)/.installed
 DIFF_REQUIREMENTS := Tests/Differential/requirements.txt
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps venv demo test test-tsan bench fuzz schemas clean
+.PHONY: deps venv demo test test-tsan bench bench-transfers fuzz schemas clean
 
 ## deps: install the system libraries Courier builds on (apt-get update once, only when one is missing)
 deps:
@@ -62,6 +62,11 @@ bench: deps
 	for group in $(or $(GROUPS),chain json schema xml protobuf hostile); do \
 		"$$bin/CourierBenchmarks" $$group || exit 1; \
 	done
+
+## bench-transfers: peak memory growth of a 200 MB streamed upload and a 200 MB interrupted-then-resumed
+##        download through the `courier` CLI (release build; CONFIGURATION=debug for a quicker build)
+bench-transfers: deps
+	Benchmarks/Transfers/transfer-memory.sh $(or $(CONFIGURATION),release)
 
 ## fuzz: run every libFuzzer target for FUZZ_SECONDS each
 fuzz: deps

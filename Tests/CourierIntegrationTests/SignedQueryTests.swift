@@ -44,17 +44,33 @@ import Testing
     func signedParametersVerifyOnTheServer(_ method: HTTPRequest.Method, _ order: ParameterSigning.Order) async throws {
         try await withDemoServer { _, api in
             let client = Client(transport: URLSessionTransport())
-            let endpoint = DemoSecurity.signedEcho(method: method, module: Self.module(api, order: order),
-                                                   parameters: Self.parameters)
-            let reply = try await client.send(endpoint)
-            #expect(reply.metadata.status == .ok)
-            #expect(reply.value["code"] == 200)
-            let echoed = try Self.echoed(reply)
-            if order == .appended {
-                #expect(echoed == Self.expected)
-            } else {
-                #expect(Set(echoed) == Set(Self.expected))
+            try await Self.check(client, api, method, order)
+        }
+    }
+
+    /// The same exchange over AsyncHTTPClient: what is signed is what that transport sends too.
+    @Test(arguments: [HTTPRequest.Method.get, .post])
+    func signedParametersVerifyOverAsyncHTTPClient(_ method: HTTPRequest.Method) async throws {
+        try await TransportUnderTest.asyncHTTPClient.run { transport in
+            try await withDemoServer { _, api in
+                try await Self.check(Client(transport: transport), api, method, .appended)
             }
+        }
+    }
+
+    static func check(
+        _ client: Client, _ api: DemoAPI, _ method: HTTPRequest.Method, _ order: ParameterSigning.Order
+    ) async throws {
+        let endpoint = DemoSecurity.signedEcho(method: method, module: Self.module(api, order: order),
+                                               parameters: Self.parameters)
+        let reply = try await client.send(endpoint)
+        #expect(reply.metadata.status == .ok)
+        #expect(reply.value["code"] == 200)
+        let echoed = try Self.echoed(reply)
+        if order == .appended {
+            #expect(echoed == Self.expected)
+        } else {
+            #expect(Set(echoed) == Set(Self.expected))
         }
     }
 

@@ -236,7 +236,7 @@ import Testing
         #expect(CourierError(.timedOut).message(in: CourierError.Language(identifier)) == "请求超时了~")
     }
 
-    @Test(arguments: ["fr", "de-CH", "", "x-unknown-tag", "ja"])
+    @Test(arguments: ["fr", "de-CH", "", "x-unknown-tag", "ko"])
     func unknownLanguagesFallBackToEnglish(_ identifier: String) {
         #expect(CourierError(.timedOut).message(in: CourierError.Language(identifier)) == "The request timed out.")
     }
@@ -263,8 +263,8 @@ import Testing
         changed.businessFailure = BusinessFailure(code: 502, serverMessage: nil, mapped: ShopError.priceChanged)
         #expect(changed.message(in: portuguese) == "The price changed.")                           // the case's own
         // Overriding a shipped language.
-        MessageCatalog.update("en-GB") { $0.codes[.notConnected] = "You're offline, mate." }
-        #expect(CourierError(.notConnected).message(in: "en-GB") == "You're offline, mate.")
+        MessageCatalog.update("en-AU") { $0.codes[.notConnected] = "You're offline, mate." }
+        #expect(CourierError(.notConnected).message(in: "en-AU") == "You're offline, mate.")
         #expect(CourierError(.notConnected).message(in: .english) == "The device is not connected to the internet.")
     }
 
@@ -273,5 +273,24 @@ import Testing
         error.businessFailure = BusinessFailure(code: 999, serverMessage: "quota exceeded", mapped: nil)
         #expect(error.message(in: .english) == "The server reported error 999: quota exceeded")
         #expect(error.message(in: "zh-CN") == "服务器返回错误 999：quota exceeded")
+    }
+}
+
+/// The README's messages snippet, compiled and checked.
+@Suite struct ReadmeMessagesExampleTests {
+    @Test func theReadmeMessagesSnippetWorks() {
+        let error = CourierError(.timedOut)
+        // README: begin
+        MessageCatalog.update("ja") { table in
+            table.codes[.timedOut] = "リクエストがタイムアウトしました。"
+            table.setMessages([UserError.userNotFound: "ユーザーが存在しません。"])
+        }
+        MessageCatalog.update("en-GB") { $0.codes[.notConnected] = "You're offline." }   // a variant of a shipped one
+        print(error.message(in: "ja-JP"))
+        // README: end
+        #expect(error.message(in: "ja-JP") == "リクエストがタイムアウトしました。")
+        #expect(MessageCatalog.message(for: UserError.userNotFound, in: "ja") == "ユーザーが存在しません。")
+        #expect(CourierError(.notConnected).message(in: "en-GB") == "You're offline.")
+        #expect(CourierError(.notConnected).message(in: .english) == "The device is not connected to the internet.")
     }
 }
