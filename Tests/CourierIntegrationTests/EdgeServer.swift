@@ -92,38 +92,10 @@ struct EdgeServer {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let certificates = try makeCertificates(in: folder)
-        let script = folder.appendingPathComponent("edge_server.py")
-        try Data(source.utf8).write(to: script)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, mode.rawValue, folder.path]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        func stop() {
-            try? input.fileHandleForWriting.close()
-            process.terminate()
-            process.waitUntilExit()
-        }
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            stop()
-            throw HostileServerError(message: "the edge server did not start: '\(String(decoding: line, as: UTF8.self))'")
-        }
-        do {
-            let result = try await body(EdgeServer(port: port, mode: mode, certificates: certificates))
-            stop()
-            return result
-        } catch {
-            stop()
-            throw error
+        return try await withPythonServer(
+            source: source, named: "edge_server.py", in: folder, arguments: [mode.rawValue, folder.path]
+        ) { port in
+            try await body(EdgeServer(port: port, mode: mode, certificates: certificates))
         }
     }
 

@@ -30,39 +30,9 @@ struct HostileServer {
     static func with<T>(_ body: (HostileServer) async throws -> T) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-hostile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let script = folder.appendingPathComponent("hostile_server.py")
-        try Data(source.utf8).write(to: script)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        func stop() {
-            try? input.fileHandleForWriting.close()
-            process.terminate()
-            process.waitUntilExit()
-            try? FileManager.default.removeItem(at: folder)
-        }
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            stop()
-            throw HostileServerError(message: "the hostile server did not start: '\(String(decoding: line, as: UTF8.self))'")
-        }
-        do {
-            let result = try await body(HostileServer(port: port))
-            stop()
-            return result
-        } catch {
-            stop()
-            throw error
+        defer { try? FileManager.default.removeItem(at: folder) }
+        return try await withPythonServer(source: source, named: "hostile_server.py", in: folder) { port in
+            try await body(HostileServer(port: port))
         }
     }
 

@@ -267,14 +267,37 @@ public final class CacheInterceptor: Interceptor {
         _ request: CourierRequest, key: CacheKey, entry: CacheEntry, policy: CachePolicy,
         context: InterceptorContext, next: InterceptorNext
     ) {
+        let outgoing = conditional(request, entry: entry)
+        inBackground(key: key, context: context, failure: "background revalidation failed") { [self] in
+            let response = try await next(outgoing)
+            if isNotModified(response, comparedTo: entry, context: context) {
+                store.store(renew(entry, with: response, policy: policy))
+                return
+            }
+            guard let fresh = makeEntry(key: key, response: response, policy: policy, context: context) else {
+                context.logger.debug("background revalidation kept the stale entry",
+                                     metadata: ["status": "\(response.head.status.code)"])
+                return
+            }
+            store.store(fresh)
+            if fresh.body != entry.body {
+                publish(CacheUpdate(key: key, module: context.module.name, endpoint: context.endpoint.name,
+                                    callID: context.callID, response: response))
+            }
+        }
+    }
+
+    /// Runs `work` for `key` in the background, once at a time per key, tracked by the client (so
+    /// `cancelAll()` / `cancelAll(module:)` stop it) and by ``waitForRevalidations()``.
+    private func inBackground(
+        key: CacheKey, context: InterceptorContext, failure: String, _ work: @escaping @Sendable () async throws -> Void
+    ) {
         let start = state.withLock { state -> Int? in
             guard state.revalidating.insert(key).inserted else { return nil }
             state.nextTask += 1
             return state.nextTask
         }
         guard let id = start else { return }
-        let outgoing = conditional(request, entry: entry)
-        // Tracked by the client: cancelAll() / cancelAll(module:) stop the revalidation too.
         let task = context.startBackgroundWork { [self] in
             defer {
                 state.withLock { state in
@@ -283,23 +306,9 @@ public final class CacheInterceptor: Interceptor {
                 }
             }
             do {
-                let response = try await next(outgoing)
-                if isNotModified(response, comparedTo: entry, context: context) {
-                    store.store(renew(entry, with: response, policy: policy))
-                    return
-                }
-                guard let fresh = makeEntry(key: key, response: response, policy: policy, context: context) else {
-                    context.logger.debug("background revalidation kept the stale entry",
-                                         metadata: ["status": "\(response.head.status.code)"])
-                    return
-                }
-                store.store(fresh)
-                if fresh.body != entry.body {
-                    publish(CacheUpdate(key: key, module: context.module.name, endpoint: context.endpoint.name,
-                                        callID: context.callID, response: response))
-                }
+                try await work()
             } catch {
-                context.logger.debug("background revalidation failed", metadata: ["error": "\(error)"])
+                context.logger.debug("\(failure)", metadata: ["error": "\(error)"])
             }
         }
         state.withLock { state in
@@ -443,33 +452,14 @@ public final class CacheInterceptor: Interceptor {
 
     /// ``CachePolicy/readOnlyRefreshing``: fetches in the background and stores the answer for the next call.
     private func refreshQuietly(_ request: CourierRequest, key: CacheKey, context: InterceptorContext, next: InterceptorNext) {
-        let start = state.withLock { state -> Int? in
-            guard state.revalidating.insert(key).inserted else { return nil }
-            state.nextTask += 1
-            return state.nextTask
-        }
-        guard let id = start else { return }
-        let task = context.startBackgroundWork { [self] in
-            defer {
-                state.withLock { state in
-                    state.revalidating.remove(key)
-                    state.background[id] = nil
-                }
+        inBackground(key: key, context: context, failure: "quiet refresh failed") { [self] in
+            let response = try await next(request)
+            // Stored as `noRead` would store it: readable by the next read-only call.
+            if let fresh = makeEntry(key: key, response: response, policy: .noRead, context: context) {
+                store.store(fresh)
+            } else {
+                context.logger.debug("quiet refresh stored nothing", metadata: ["status": "\(response.head.status.code)"])
             }
-            do {
-                let response = try await next(request)
-                // Stored as `noRead` would store it: readable by the next read-only call.
-                if let fresh = makeEntry(key: key, response: response, policy: .noRead, context: context) {
-                    store.store(fresh)
-                } else {
-                    context.logger.debug("quiet refresh stored nothing", metadata: ["status": "\(response.head.status.code)"])
-                }
-            } catch {
-                context.logger.debug("quiet refresh failed", metadata: ["error": "\(error)"])
-            }
-        }
-        state.withLock { state in
-            if state.revalidating.contains(key) { state.background[id] = task }
         }
     }
 
