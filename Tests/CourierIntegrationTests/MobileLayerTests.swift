@@ -259,3 +259,29 @@ import Testing
         }
     }
 }
+
+/// Cancelling a call that shares an exchange ends only its own wait.
+@Suite(.timeLimit(.minutes(10))) struct SharedCallCancellationTests {
+    @Test func cancellingAFollowerLeavesTheLeaderRunning() async throws {
+        try await withDemoServer { _, api in
+            let client = Client()
+            var endpoint = Endpoint(name: "shared", module: MobileLayerTests.module(api), path: "/layer/count/follower",
+                                    query: [QueryItem("delay", "800")])
+            endpoint.duplicatePolicy = .share
+            let leader = client.dispatch(endpoint)
+            let leaderDone = Locked(false)
+            let watcher = Task {
+                let reply = try await leader.reply
+                leaderDone.withLock { $0 = true }
+                return reply
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            let follower = client.dispatch(endpoint)
+            follower.cancel()
+            let error = try await #require(throws: CourierError.self) { try await follower.reply }
+            #expect(error.code == .cancelled)
+            #expect(leaderDone.withLock { $0 } == false)             // its wait ended; the leader's exchange goes on
+            #expect(try await watcher.value.value["data"]?["count"] == 1)
+        }
+    }
+}

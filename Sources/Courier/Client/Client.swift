@@ -71,7 +71,7 @@ public final class Client: Sendable {
 
     private let calls = Locked<[CallID: Entry]>([:])
     /// Calls running under a ``DuplicateCallPolicy`` other than `.allow`, by identity.
-    private let identical = Locked<[String: (id: CallID, task: any Sendable)]>([:])
+    private let identical = Locked<[String: (id: CallID, outcome: any Sendable)]>([:])
     private let shapes = Locked<[ObjectIdentifier: ValueShape]>([:])
 
     /// A client over `transport` (URLSession by default).
@@ -123,7 +123,7 @@ public final class Client: Sendable {
         let identity = endpoint.duplicatePolicy == .allow ? nil : identity(of: endpoint, decoding: T.self)
         let task: Task<Reply<T>, any Error>
         if let identity, endpoint.duplicatePolicy == .share,
-           let leader = identical.withLock({ $0[identity]?.task as? Task<Reply<T>, any Error> })
+           let leader = identical.withLock({ $0[identity]?.outcome as? SharedOutcome<T> })
         {
             // Share the running exchange: wait for its reply (cancelling this call stops only the wait).
             task = Task(priority: endpoint.priority.taskPriority) {
@@ -131,17 +131,14 @@ public final class Client: Sendable {
                     _ = self.calls.withLock { $0.removeValue(forKey: id) }
                     progress.finish()
                 }
-                let reply = try await withTaskCancellationHandler {
-                    try await leader.value
-                } onCancel: {}
-                try Task.checkCancellation()
-                var shared = reply
+                var shared = try await leader.wait()
                 shared.metadata.callID = id
                 return shared
             }
         } else {
             let previous = identity.flatMap { key in identical.withLock { $0[key]?.id } }
             if endpoint.duplicatePolicy == .cancelPrevious, let previous { cancel(previous) }
+            let outcome = SharedOutcome<T>()
             task = Task(priority: endpoint.priority.taskPriority) {
                 defer {
                     _ = self.calls.withLock { $0.removeValue(forKey: id) }
@@ -150,10 +147,17 @@ public final class Client: Sendable {
                         self.identical.withLock { if $0[identity]?.id == id { $0[identity] = nil } }
                     }
                 }
-                return try await self.perform(id, endpoint, options: options, shape: shape, progress: progress,
-                                              decode: decode)
+                do {
+                    let reply = try await self.perform(id, endpoint, options: options, shape: shape, progress: progress,
+                                                       decode: decode)
+                    outcome.complete(.success(reply))
+                    return reply
+                } catch {
+                    outcome.complete(.failure(error))
+                    throw error
+                }
             }
-            if let identity { identical.withLock { $0[identity] = (id, task) } }
+            if let identity { identical.withLock { $0[identity] = (id, outcome) } }
         }
         handle.attach { task.cancel() }
         return Call(id: id, task: task, progressChannel: progress)
