@@ -15,9 +15,14 @@ import Hummingbird
 /// - `GET /layer/count/:name?delay=ms` — counts the requests for `name` as they arrive, waits `delay`
 ///   milliseconds, and answers `data.count` (the count when it arrived).
 /// - `GET /layer/stats/:name` — `data.count` so far.
+/// - `GET /layer/items` — 95 items `{id, name}` paged three ways: `?page=&size=` (from 1), `?offset=&limit=`, or
+///   `?cursor=&limit=` (an opaque cursor; `data.next_cursor` is null after the last page). `data.items`,
+///   `data.total`.
 struct LayerRoutes: DemoRouteGroup {
     /// The business code meaning "what you have is already the newest".
     static let alreadyNewest = 2001
+    /// How many items `/layer/items` pages through.
+    static let itemCount = 95
 
     func register(on router: Router<BasicRequestContext>, state: DemoState, exchange: DemoExchange) {
         let versions = Locked<[String: Int]>([:])
@@ -55,6 +60,30 @@ struct LayerRoutes: DemoRouteGroup {
             let delay = request.uri.queryParameters.get("delay").flatMap { Int($0) } ?? 0
             if delay > 0 { try await Task.sleep(for: .milliseconds(min(delay, 10_000))) }
             return exchange.respond(to: request, DemoExchange.envelope(data: ["count": .int(Int64(count))]), messageType: nil)
+        }
+
+        router.get("/layer/items") { request, _ -> Response in
+            state.countRequest()
+            let query = request.uri.queryParameters
+            let total = Self.itemCount
+            let limit = max(1, min(100, query.get("limit").flatMap { Int($0) } ?? query.get("size").flatMap { Int($0) } ?? 10))
+            var start = 0
+            if let page = query.get("page").flatMap({ Int($0) }) {
+                start = (max(1, page) - 1) * limit
+            } else if let offset = query.get("offset").flatMap({ Int($0) }) {
+                start = max(0, offset)
+            } else if let cursor = query.get("cursor"), !cursor.isEmpty {
+                guard cursor.hasPrefix("c"), let index = Int(cursor.dropFirst()), index >= 0 else {
+                    return exchange.failure(to: request, code: 400, message: "unknown cursor", status: .badRequest)
+                }
+                start = index
+            }
+            let end = min(total, start + limit)
+            let items: [Value] = start < end
+                ? (start..<end).map { ["id": .int(Int64($0 + 1)), "name": .string("item-\($0 + 1)")] } : []
+            let next: Value = end < total ? .string("c\(end)") : .null
+            let data: Value = ["items": .array(items), "total": .int(Int64(total)), "next_cursor": next]
+            return exchange.respond(to: request, DemoExchange.envelope(data: data), messageType: nil)
         }
 
         router.get("/layer/stats/:name") { request, context -> Response in

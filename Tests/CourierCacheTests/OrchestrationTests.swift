@@ -158,7 +158,7 @@ final class WorkServer: Sendable {
         }
     }
 
-    func pager() -> Pager {
+    func pager() -> Pager<Value> {
         Pager(client: client, pageSize: 10) { page, size in
             Fixture.endpoint("/items", policy: .ignore, query: [QueryItem("page", "\(page)"), QueryItem("size", "\(size)")])
         }

@@ -94,3 +94,85 @@ extension Client {
         return failure
     }
 }
+
+/// The steps of a typed chain (``Courier/Client/chain(options:_:)``): each ``step(_:decoding:)`` sends one
+/// endpoint and returns its typed reply; a failing step is thrown with its number and endpoint named.
+///
+/// ```swift
+/// let running = client.chain { chain in
+///     let login = try await chain.step(.login(user, password), decoding: LoginReply.self)
+///     let profile = try await chain.step(.profile(token: login.value.token), decoding: Profile.self)
+///     return profile.value
+/// }
+/// let profile = try await running.value
+/// ```
+public final class ChainSteps: Sendable {
+    private let client: Client
+    private let options: CallOptions
+    private let count = Locked(0)
+
+    init(client: Client, options: CallOptions) {
+        self.client = client
+        self.options = options
+    }
+
+    /// How many steps have started.
+    public var started: Int { count.withLock { $0 } }
+
+    /// Sends `endpoint` as the next step and decodes its reply into `type`.
+    public func step<T: Decodable & Sendable>(_ endpoint: Endpoint, decoding type: T.Type) async throws -> Reply<T> {
+        let index = count.withLock { count -> Int in
+            count += 1
+            return count
+        }
+        do {
+            try Task.checkCancellation()
+            return try await client.dispatch(endpoint, decoding: type, options: options).reply
+        } catch {
+            var failure = CourierError.wrap(error, as: .transportFailure)
+            let note = "chain step \(index) (\(endpoint.name)) failed"
+            failure.detail = [note, failure.detail].compactMap { $0 }.joined(separator: ": ")
+            if failure.context.endpoint == nil { failure.context.endpoint = endpoint.name }
+            throw failure
+        }
+    }
+
+    /// Sends `endpoint` as the next step and returns its raw reply.
+    public func step(_ endpoint: Endpoint) async throws -> Reply<Value> {
+        try await step(endpoint, decoding: Value.self)
+    }
+}
+
+/// A running typed chain: its result, or the failure of the step that stopped it.
+public struct TypedChainCall<Result: Sendable>: Sendable {
+    let task: Task<Result, any Error>
+
+    /// What the chain returned. Cancelling the awaiting task cancels the chain.
+    public var value: Result {
+        get async throws {
+            do {
+                return try await withTaskCancellationHandler {
+                    try await task.value
+                } onCancel: {
+                    task.cancel()
+                }
+            } catch {
+                throw CourierError.wrap(error, as: .interceptorFailure)
+            }
+        }
+    }
+
+    /// Cancels the chain: the running step is cancelled and no later step starts.
+    public func cancel() { task.cancel() }
+}
+
+extension Client {
+    /// Starts a typed chain now: `body` runs its steps one after another, each built from the typed replies
+    /// before it, and returns what the caller wants.
+    public func chain<Result: Sendable>(
+        options: CallOptions = CallOptions(), _ body: @escaping @Sendable (ChainSteps) async throws -> Result
+    ) -> TypedChainCall<Result> {
+        let steps = ChainSteps(client: self, options: options)
+        return TypedChainCall(task: Task { try await body(steps) })
+    }
+}

@@ -1,5 +1,6 @@
 /// Calls run together whose every result or error is wanted (HHNetworkTaskGroup): the group is notified
-/// once, when all have ended.
+/// once, when all have ended. Members decode into one type `T` (``Courier/Value`` for raw calls); for
+/// members of different types, see ``Courier/Client/group(_:options:)-(repeat(Endpoint,_))``.
 ///
 /// ```swift
 /// let group = client.group([.banner, .feed, .badges]) { results in
@@ -7,29 +8,23 @@
 /// }
 /// for result in await group.results { ... }
 /// ```
-public struct CallGroup: Sendable {
+public struct CallGroup<T: Sendable>: Sendable {
     /// The member calls, in the order given.
-    public let calls: [Call<Value>]
-    private let collector: Task<[Result<Reply<Value>, CourierError>], Never>
+    public let calls: [Call<T>]
+    private let collector: Task<[Result<Reply<T>, CourierError>], Never>
 
-    init(calls: [Call<Value>], completion: (@Sendable ([Result<Reply<Value>, CourierError>]) -> Void)?) {
+    init(calls: [Call<T>], completion: (@Sendable ([Result<Reply<T>, CourierError>]) -> Void)?) {
         self.calls = calls
         self.collector = Task {
-            var results: [Result<Reply<Value>, CourierError>] = []
-            for call in calls {
-                do {
-                    results.append(.success(try await call.reply))
-                } catch {
-                    results.append(.failure(CourierError.wrap(error, as: .transportFailure)))
-                }
-            }
+            var results: [Result<Reply<T>, CourierError>] = []
+            for call in calls { results.append(await call.result) }
             completion?(results)
             return results
         }
     }
 
     /// Every member's result, in order, once all have ended.
-    public var results: [Result<Reply<Value>, CourierError>] {
+    public var results: [Result<Reply<T>, CourierError>] {
         get async { await collector.value }
     }
 
@@ -39,12 +34,52 @@ public struct CallGroup: Sendable {
     }
 }
 
+extension Call {
+    /// The call's outcome as a `Result` (never throws).
+    var result: Result<Reply<T>, CourierError> {
+        get async {
+            do { return .success(try await reply) } catch { return .failure(CourierError.wrap(error, as: .transportFailure)) }
+        }
+    }
+}
+
 extension Client {
-    /// Starts every endpoint now as one ``CallGroup``; `completion` runs once, when all have ended.
+    /// Starts every endpoint now as one ``CallGroup`` of raw replies; `completion` runs once, when all have
+    /// ended.
     public func group(
         _ endpoints: [Endpoint], options: CallOptions = CallOptions(),
         completion: (@Sendable ([Result<Reply<Value>, CourierError>]) -> Void)? = nil
-    ) -> CallGroup {
+    ) -> CallGroup<Value> {
         CallGroup(calls: endpoints.map { dispatch($0, options: options) }, completion: completion)
+    }
+
+    /// Starts every endpoint now as one ``CallGroup``, each reply decoded into `type`.
+    public func group<T: Decodable & Sendable>(
+        _ endpoints: [Endpoint], decoding type: T.Type, options: CallOptions = CallOptions(),
+        completion: (@Sendable ([Result<Reply<T>, CourierError>]) -> Void)? = nil
+    ) -> CallGroup<T> {
+        CallGroup(calls: endpoints.map { dispatch($0, decoding: type, options: options) }, completion: completion)
+    }
+
+    /// Sends members that decode into different types together and returns every member's result, in order,
+    /// once all have ended (a failure does not cancel the others). Cancelling the awaiting task cancels every
+    /// member.
+    ///
+    /// ```swift
+    /// let (banner, feed) = await client.group((.banner, Banner.self), (.feed, Feed.self))
+    /// if case .success(let reply) = feed { show(reply.value) }
+    /// ```
+    public func group<each T: Decodable & Sendable>(
+        _ members: repeat (Endpoint, (each T).Type), options: CallOptions = CallOptions()
+    ) async -> (repeat Result<Reply<each T>, CourierError>) {
+        let calls = (repeat dispatch((each members).0, decoding: (each members).1, options: options))
+        var cancels: [@Sendable () -> Void] = []
+        for call in repeat each calls { cancels.append(call.cancel) }
+        let cancelAll = cancels
+        return await withTaskCancellationHandler {
+            (repeat await (each calls).result)
+        } onCancel: {
+            for cancel in cancelAll { cancel() }
+        }
     }
 }
