@@ -15,6 +15,8 @@ import Hummingbird
 /// - `GET /layer/count/:name?delay=ms` — counts the requests for `name` as they arrive, waits `delay`
 ///   milliseconds, and answers `data.count` (the count when it arrived).
 /// - `GET /layer/stats/:name` — `data.count` so far.
+/// - `GET /layer/arrivals/:queue/:tag?delay=ms` — records `tag` in `queue`'s arrival order, waits `delay`;
+///   `GET /layer/arrivals/:queue` answers `data.tags`, in order.
 /// - `GET /layer/items` — 95 items `{id, name}` paged three ways: `?page=&size=` (from 1), `?offset=&limit=`, or
 ///   `?cursor=&limit=` (an opaque cursor; `data.next_cursor` is null after the last page). `data.items`,
 ///   `data.total`.
@@ -27,6 +29,22 @@ struct LayerRoutes: DemoRouteGroup {
     func register(on router: Router<BasicRequestContext>, state: DemoState, exchange: DemoExchange) {
         let versions = Locked<[String: Int]>([:])
         let counts = Locked<[String: Int]>([:])
+        let arrivals = Locked<[String: [String]]>([:])
+
+        router.get("/layer/arrivals/:queue/:tag") { request, context -> Response in
+            state.countRequest()
+            let queue = context.parameters.get("queue") ?? ""
+            arrivals.withLock { $0[queue, default: []].append(context.parameters.get("tag") ?? "") }
+            let delay = request.uri.queryParameters.get("delay").flatMap { Int($0) } ?? 0
+            if delay > 0 { try await Task.sleep(for: .milliseconds(min(delay, 10_000))) }
+            return exchange.respond(to: request, DemoExchange.envelope(data: nil), messageType: nil)
+        }
+
+        router.get("/layer/arrivals/:queue") { request, context -> Response in
+            let tags = arrivals.withLock { $0[context.parameters.get("queue") ?? ""] ?? [] }
+            return exchange.respond(
+                to: request, DemoExchange.envelope(data: ["tags": .array(tags.map(Value.string))]), messageType: nil)
+        }
 
         router.get("/layer/newest/:name") { request, context -> Response in
             state.countRequest()

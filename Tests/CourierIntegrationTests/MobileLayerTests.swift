@@ -285,3 +285,31 @@ import Testing
         }
     }
 }
+
+/// Over loopback: calls queued behind a ConcurrencyLimiter reach the server by priority.
+@Suite(.timeLimit(.minutes(10))) struct PriorityQueueLoopbackTests {
+    @Test func queuedCallsReachTheServerByPriority() async throws {
+        try await withDemoServer { _, api in
+            let client = Client(configuration: .init(interceptors: [ConcurrencyLimiter(maximumPerHost: 1)]))
+            let module = APIModule(name: "queue", service: api.service)
+            func endpoint(_ tag: String, _ priority: Priority, delay: Int = 0) -> Endpoint {
+                var endpoint = Endpoint(name: tag, module: module, path: "/layer/arrivals/q/\(tag)",
+                                        query: [QueryItem("delay", "\(delay)")])
+                endpoint.priority = priority
+                return endpoint
+            }
+            let blocker = client.dispatch(endpoint("blocker", .normal, delay: 500))
+            #expect(await waitUntil {
+                (try? await Client().send(Endpoint(name: "log", module: module, path: "/layer/arrivals/q")))?
+                    .value["data"]?["tags"]?.arrayValue?.count == 1
+            })
+            let queued = [endpoint("low", .low), endpoint("normal", .normal), endpoint("high", .high)].map {
+                client.dispatch($0)
+            }
+            _ = try await blocker.reply
+            for call in queued { _ = try await call.reply }
+            let log = try await Client().send(Endpoint(name: "log", module: module, path: "/layer/arrivals/q"))
+            #expect(log.value["data"]?["tags"] == ["blocker", "high", "normal", "low"])
+        }
+    }
+}
