@@ -260,46 +260,10 @@ struct CacheRoutes: DemoRouteGroup {
         let size = min(Int64(1) << 32, max(0, query["size"].flatMap { Int64(String($0)) } ?? 1 << 20))
         let drop = query["drop"].flatMap { Int64(String($0)) }
         let key = query["key"].map(String.init) ?? "default"
-        let eTag = "\"pattern-\(size)\""
-        var start: Int64 = 0
-        var status = HTTPResponse.Status.ok
-        var fields: HTTPFields = [.contentType: "application/octet-stream", .eTag: eTag, .acceptRanges: "bytes"]
-        if let range = request.headers[.range] {
-            cache.counters.withLock { $0.rangeRequests.append(range) }
-            let ifRange = request.headers[HTTPField.Name("If-Range")!]
-            if ifRange == nil || ifRange == eTag, range.hasPrefix("bytes="), range.hasSuffix("-"),
-                let first = Int64(range.dropFirst("bytes=".count).dropLast())
-            {
-                guard first < size else {
-                    return Response(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */\(size)"])
-                }
-                start = first
-                status = .partialContent
-                fields[.contentRange] = "bytes \(first)-\(size - 1)/\(size)"
-            }
-        }
-        let first = start
-        let length = size - first
-        // Cut this response at `drop` (once per key) when the range passes it.
-        let cutAt: Int64? = {
-            guard let drop, drop > first, drop < size else { return nil }
-            return cache.counters.withLock { $0.dropped.insert(key).inserted } ? drop : nil
-        }()
-        let body = ResponseBody(contentLength: Int(length)) { writer in
-            var offset = first
-            let chunk: Int64 = 256 << 10
-            while offset < size {
-                let end = min(size, offset + chunk, cutAt ?? size)
-                if end > offset {
-                    try await writer.write(ByteBuffer(bytes: DownloadPattern.bytes(at: offset, count: Int(end - offset))))
-                    offset = end
-                }
-                if let cutAt, offset >= cutAt {
-                    throw CourierError(.connectionLost, detail: "the demo server dropped the download at \(cutAt)")
-                }
-            }
-            try await writer.finish(nil)
-        }
-        return Response(status: status, headers: fields, body: body)
+        return rangedResponse(
+            request, size: size, eTag: "\"pattern-\(size)\"", drop: drop.map { (key, $0) }, ignoresRange: false,
+            record: { range, _ in cache.counters.withLock { $0.rangeRequests.append(range) } },
+            claimDrop: { key in cache.counters.withLock { $0.dropped.insert(key).inserted } },
+            read: { offset, count in Data(DownloadPattern.bytes(at: offset, count: count)) })
     }
 }

@@ -193,52 +193,22 @@ struct TransferRoutes: DemoRouteGroup {
             && !name.hasPrefix(".")
     }
 
-    /// A body of `size` bytes from `read`, honouring `Range` (a suffix `bytes=N-`) under `If-Range`, cut at
-    /// `drop` (once per key) by closing the connection.
+    /// A body of `size` bytes from `read`, honouring `Range` under `If-Range`, cut at `drop` (once per key);
+    /// the transfer stats record each range asked for.
     static func serve(
         _ request: Request, size: Int64, eTag: String, stats: Stats, drop: (key: String, at: Int64)?,
         ignoresRange: Bool, read: @escaping @Sendable (Int64, Int) throws -> Data
     ) -> Response {
-        var start: Int64 = 0
-        var status = HTTPResponse.Status.ok
-        var fields: HTTPFields = [.contentType: "application/octet-stream", .eTag: eTag, .acceptRanges: "bytes"]
-        if let range = request.headers[.range] {
-            let ifRange = request.headers[HTTPField.Name("If-Range")!]
-            stats.counters.withLock {
-                $0.rangeRequests.append(range)
-                if let ifRange { $0.ifRanges.append(ifRange) }
-            }
-            if !ignoresRange, ifRange == nil || ifRange == eTag, range.hasPrefix("bytes="), range.hasSuffix("-"),
-                let first = Int64(range.dropFirst("bytes=".count).dropLast())
-            {
-                guard first < size else {
-                    return Response(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */\(size)"])
+        rangedResponse(
+            request, size: size, eTag: eTag, drop: drop, ignoresRange: ignoresRange,
+            record: { range, ifRange in
+                stats.counters.withLock {
+                    $0.rangeRequests.append(range)
+                    if let ifRange { $0.ifRanges.append(ifRange) }
                 }
-                start = first
-                status = .partialContent
-                fields[.contentRange] = "bytes \(first)-\(size - 1)/\(size)"
-            }
-        }
-        let first = start
-        let cutAt: Int64? = {
-            guard let drop, drop.at > first, drop.at < size else { return nil }
-            return stats.counters.withLock { $0.dropped.insert(drop.key).inserted } ? drop.at : nil
-        }()
-        let body = ResponseBody(contentLength: Int(size - first)) { writer in
-            var offset = first
-            while offset < size {
-                let end = min(size, offset + (256 << 10), cutAt ?? size)
-                if end > offset {
-                    try await writer.write(ByteBuffer(bytes: try read(offset, Int(end - offset))))
-                    offset = end
-                }
-                if let cutAt, offset >= cutAt {
-                    throw CourierError(.connectionLost, detail: "the demo server dropped the download at \(cutAt)")
-                }
-            }
-            try await writer.finish(nil)
-        }
-        return Response(status: status, headers: fields, body: body)
+            },
+            claimDrop: { key in stats.counters.withLock { $0.dropped.insert(key).inserted } },
+            read: read)
     }
 
     /// Saves `body` to `file` (through a temporary name, kept only when the signed digest matches).

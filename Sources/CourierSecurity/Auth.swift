@@ -315,8 +315,11 @@ public struct BearerAuth: Interceptor {
         static func saysInvalidToken(_ challenge: String) -> Bool {
             let lowered = challenge.lowercased()
             guard lowered.hasPrefix("bearer") else { return false }
-            let compact = lowered.filter { $0 != " " && $0 != "\t" }
-            return compact.contains("error=\"invalid_token\"") || compact.contains("error=invalid_token")
+            // auth-params are comma-separated `name=value` or `name="value"` (RFC 9110 §11.2).
+            let parameters = lowered.dropFirst("bearer".count).split(separator: ",").map {
+                $0.filter { $0 != " " && $0 != "\t" && $0 != "\"" }
+            }
+            return parameters.contains("error=invalid_token")
         }
     }
 

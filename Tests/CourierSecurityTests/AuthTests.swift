@@ -2,7 +2,7 @@ import CourierTesting
 import Foundation
 import HTTPTypes
 import Testing
-import CourierSecurity
+@testable import CourierSecurity
 
 @Suite struct AuthTests {
     /// A server accepting only `valid`; other tokens get a 401 with an `invalid_token` challenge, or a 200
@@ -159,7 +159,9 @@ import CourierSecurity
         let refreshes = Counter()
         let store = Self.store(refreshes: refreshes)
         // A bad signature, a missing scope: 401 without a challenge, or with another error.
-        for challenge in [nil, #"Bearer error="insufficient_scope""#, #"Basic realm="x""#] {
+        for challenge in [nil, #"Bearer error="insufficient_scope""#, #"Basic realm="x""#,
+                          #"Bearer error="invalid_tokens""#, "Bearer error=invalid_token_x",
+                          #"Bearer realm="error=invalid_token""#, String(repeating: "Bearer x=y, ", count: 20_000)] {
             let transport = InMemoryTransport { _, _ in
                 var (response, body) = jsonResponse(.unauthorized, #"{"code":401,"message":"bad signature"}"#)
                 if let challenge { response.headerFields[.wwwAuthenticate] = challenge }
@@ -261,6 +263,12 @@ import CourierSecurity
         for result in results { #expect(try result.get().value["data"] == "hello") }
         #expect(logins.count == 1)
         #expect(transport.requests.count == 20)
+    }
+
+    @Test(arguments: [#"Bearer error="invalid_token""#, "Bearer error=invalid_token", #"bearer realm="a", error = "invalid_token""#,
+                      #"Bearer realm="api",error="invalid_token",error_description="expired""#])
+    func invalidTokenChallengesAreRecognised(_ challenge: String) {
+        #expect(BearerAuth.ExpiryRule.saysInvalidToken(challenge))
     }
 
     @Test func credentialDescriptionHidesTokens() {

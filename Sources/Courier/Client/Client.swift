@@ -215,7 +215,9 @@ public final class Client: Sendable {
 
     /// Builds the chain's first request for `endpoint` (URL, header fields, body, formats).
     public func makeRequest(for endpoint: Endpoint) throws -> CourierRequest {
-        let url = try endpoint.url()
+        // One read of the service's current host: the URL and the base the routing stage moves from agree.
+        let baseURL = endpoint.module.service.currentBaseURL
+        let url = try endpoint.url(on: baseURL)
         // The path and query keep the percent-encoding they were given (`%2F` stays `%2F`): `URL.path` would
         // decode them, and re-encoding cannot tell an escaped slash from a separator.
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
@@ -239,7 +241,7 @@ public final class Client: Sendable {
             format: endpoint.requestFormat, hints: hints, responseFormat: endpoint.responseFormat,
             responseHints: responseHints, timeout: endpoint.timeout,
             isReplayable: endpoint.isReplayable && (endpoint.bodyStream?.isReplayable ?? true),
-            baseURL: endpoint.isAbsolute ? nil : endpoint.module.service.currentBaseURL,
+            baseURL: endpoint.isAbsolute ? nil : baseURL,
             bodyStream: endpoint.bodyStream)
     }
 

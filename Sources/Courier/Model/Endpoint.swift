@@ -101,11 +101,16 @@ public struct Endpoint: Sendable {
 
     /// The absolute URL of the call with the service's current base URL and the query.
     public func url() throws -> URL {
+        try url(on: module.service.currentBaseURL)
+    }
+
+    /// The absolute URL of the call on `baseURL` (ignored when ``path`` is a full URL).
+    func url(on baseURL: URL) throws -> URL {
         let base: String
         if isAbsolute {
             base = path
         } else {
-            var root = module.service.currentBaseURL.absoluteString
+            var root = baseURL.absoluteString
             while root.hasSuffix("/") { root.removeLast() }
             base = root + (path.hasPrefix("/") ? path : "/" + path)
         }
