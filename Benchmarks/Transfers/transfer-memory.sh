@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peak memory growth of a 200 MB streamed upload and a 200 MB interrupted-then-resumed download, measured on
-# the `courier` client process (URLSessionTransport, the CLI's transport) with GNU time's maximum resident set
+# the `courier` client process (FoundationTransport, the CLI's transport) with GNU time's maximum resident set
 # size, against a baseline call of the same binary. Not a test: it prints figures.
 #
 # Usage: Benchmarks/Transfers/transfer-memory.sh [debug|release]   (from the repository root; default release)
@@ -71,7 +71,7 @@ resumed=$(rss "$courier" send GET "$url" --timeout 600 --output "$work/download.
 grep -q "saved $size B" "$work/out" || { echo "download failed:"; cat "$work/out" "$work/err"; exit 1; }
 
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
-echo "configuration: $configuration (URLSessionTransport)"
+echo "configuration: $configuration (FoundationTransport)"
 echo "baseline call:                    max RSS $(mib "$baseline")"
 echo "200 MB multipart upload:          max RSS $(mib "$upload"), growth $(mib $((upload - baseline)))"
 echo "200 MB download, first (dropped): max RSS $(mib "$first"), growth $(mib $((first - baseline)))"

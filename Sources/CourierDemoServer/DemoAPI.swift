@@ -10,7 +10,7 @@ import HTTPTypes
 /// ```swift
 /// let server = try await DemoServer.start()
 /// let api = DemoAPI(baseURL: server.baseURL)
-/// let client = Client()
+/// let client = CourierClient()
 /// let reply = try await client.send(api.user(id: 1), decoding: DemoAPI.UserEnvelope.self)
 /// print(reply.value.data.name)
 /// ```
@@ -169,7 +169,7 @@ public struct DemoAPI: Sendable {
     }
 
     /// The backend.
-    public let service: Service
+    public let service: APIService
     /// The user module.
     public var users: APIModule
     /// The topic module.
@@ -178,7 +178,7 @@ public struct DemoAPI: Sendable {
     /// The demo API at `baseURL`.
     public init(baseURL: URL) {
         Self.registerMessages()
-        service = Service(name: "demo", baseURL: baseURL)
+        service = APIService(name: "demo", baseURL: baseURL)
         users = APIModule(name: "user", service: service, businessRule: BusinessRule(mapping: UserError.self))
         topics = APIModule(name: "topic", service: service, businessRule: BusinessRule(mapping: TopicError.self))
     }

@@ -17,7 +17,7 @@ import ServiceLifecycle
 /// ```swift
 /// let server = try await DemoServer.start()
 /// defer { Task { await server.stop() } }
-/// let api = Service(name: "demo", baseURL: server.baseURL)
+/// let api = APIService(name: "demo", baseURL: server.baseURL)
 /// // ... call http://127.0.0.1:\(server.port)/users/1
 /// await server.stop()
 /// ```

@@ -19,7 +19,7 @@ import NIOCore
 /// let server = try await DemoServer.start()
 /// let api = DemoAPI(baseURL: server.baseURL)
 /// let secure = DemoSecurity.module(api: api)
-/// let reply = try await Client().send(DemoSecurity.user(id: 1, module: secure, format: .xml),
+/// let reply = try await CourierClient().send(DemoSecurity.user(id: 1, module: secure, format: .xml),
 ///                                     decoding: DemoAPI.UserEnvelope.self)
 /// ```
 public enum DemoSecurity {

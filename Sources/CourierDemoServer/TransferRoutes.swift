@@ -44,7 +44,7 @@ public enum DemoTransfers {
 
     /// The transfer module: common parameters (`app_id`), bearer auth from `store`, request signing (the
     /// `authorization`, `range` and `if-range` fields signed too).
-    public static func module(service: Service, store: CredentialStore) -> APIModule {
+    public static func module(service: APIService, store: CredentialStore) -> APIModule {
         var options = RequestSigning.Options()
         options.signedHeaderFields = ["content-type", "authorization", "range", "if-range"]
         var stack = SecurityStack()

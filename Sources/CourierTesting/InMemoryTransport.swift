@@ -13,7 +13,7 @@ public import HTTPTypes
 /// let transport = InMemoryTransport { request, body in
 ///     (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), Data(#"{"code":0}"#.utf8))
 /// }
-/// let client = Client(transport: transport)
+/// let client = CourierClient(transport: transport)
 /// _ = try await client.send(endpoint)
 /// transport.requests.count   // 1
 /// ```

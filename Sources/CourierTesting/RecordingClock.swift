@@ -1,11 +1,11 @@
 
 /// A clock for tests of retry, backoff and timeout logic: its sleeps return at once, advance its own time
 /// to the deadline, and are recorded, so a test can assert the delays a policy asked for without waiting.
-/// Hand it to the client (`Client.Configuration.clock`); interceptors sleep on `context.clock`.
+/// Hand it to the client (`CourierClient.Configuration.clock`); interceptors sleep on `context.clock`.
 ///
 /// ```swift
 /// let clock = RecordingClock()
-/// let client = Client(transport: transport, configuration: .init(clock: clock))
+/// let client = CourierClient(transport: transport, configuration: .init(clock: clock))
 /// _ = try? await client.send(flakyEndpoint)
 /// #expect(clock.sleeps == [.milliseconds(100), .milliseconds(200)])
 /// ```

@@ -29,13 +29,13 @@ public import HTTPTypes
 /// let file = URL(filePath: "Fixtures/users.cassette.json")
 ///
 /// // Once, against the real server:
-/// let recorder = ReplayTransport(.record(URLSessionTransport()))
-/// _ = try await Client(transport: recorder).send(.user(id: 7))
+/// let recorder = ReplayTransport(.record(FoundationTransport()))
+/// _ = try await CourierClient(transport: recorder).send(.user(id: 7))
 /// try recorder.save(to: file)
 ///
 /// // In every test run after that:
 /// let replay = ReplayTransport(.replay, cassette: try Cassette.load(from: file))
-/// let user = try await Client(transport: replay).send(.user(id: 7), decoding: User.self)
+/// let user = try await CourierClient(transport: replay).send(.user(id: 7), decoding: User.self)
 /// ```
 public final class ReplayTransport: Transport {
     /// The value that replaces a redacted header or query value in the cassette. A recorded value equal to
@@ -196,9 +196,9 @@ extension ReplayTransport {
     /// What a ``ReplayTransport`` does with a request.
     ///
     /// ```swift
-    /// let recorder = ReplayTransport(.record(URLSessionTransport()))
+    /// let recorder = ReplayTransport(.record(FoundationTransport()))
     /// let player = ReplayTransport(.replay, cassette: cassette)
-    /// let both = ReplayTransport(.replayOrRecord(URLSessionTransport()), cassette: cassette)
+    /// let both = ReplayTransport(.replayOrRecord(FoundationTransport()), cassette: cassette)
     /// ```
     public struct Mode: Sendable {
         fileprivate enum Base: Sendable {

@@ -23,7 +23,7 @@ struct CLIConfiguration {
             else {
                 throw CourierError(.invalidConfiguration, detail: "modules[\(index)] needs a name and a baseURL")
             }
-            var module = APIModule(name: name, service: Service(name: name, baseURL: baseURL))
+            var module = APIModule(name: name, service: APIService(name: name, baseURL: baseURL))
             for (field, fieldValue) in entry["headers"]?.objectValue ?? [:] {
                 guard let fieldName = HTTPField.Name(field), let text = fieldValue.stringValue else {
                     throw CourierError(.invalidConfiguration, detail: "modules[\(index)].headers.\(field) is not a valid header")

@@ -57,14 +57,14 @@ func milliseconds(_ duration: Duration) -> String {
 struct Tour {
     let server: DemoServer
     let api: DemoAPI
-    let client: Client
+    let client: CourierClient
 
     init(server: DemoServer) {
         self.server = server
         var api = DemoAPI(baseURL: server.baseURL)
         api.users.interceptors = [SetHeaders([.userAgent: "courier-demo/1.0"])]
         self.api = api
-        self.client = Client(configuration: .init(interceptors: [RequestID()], codecs: DemoCodecs.make()))
+        self.client = CourierClient(configuration: .init(interceptors: [RequestID()], codecs: DemoCodecs.make()))
     }
 
     func heading(_ number: Int, _ title: String) {

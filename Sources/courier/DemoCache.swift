@@ -10,8 +10,8 @@ extension Tour {
     func runCacheSteps(from first: Int) async -> Int {
         var failures = 0
         let cache = CacheInterceptor(store: MemoryCacheStore())
-        let cached = Client(configuration: .init(interceptors: [RequestID(), cache], codecs: DemoCodecs.make()))
-        let module = APIModule(name: "cache", service: Service(name: "demo", baseURL: server.baseURL))
+        let cached = CourierClient(configuration: .init(interceptors: [RequestID(), cache], codecs: DemoCodecs.make()))
+        let module = APIModule(name: "cache", service: APIService(name: "demo", baseURL: server.baseURL))
         func endpoint(_ path: String, _ policy: CachePolicy = .ignore, query: [QueryItem] = []) -> Endpoint {
             var endpoint = Endpoint(name: path, module: module, path: path, query: query)
             endpoint.cachePolicy = policy

@@ -36,7 +36,7 @@ extension Tour {
         do {
             var validated = api
             validated.users.interceptors.append(SchemaValidation(registry: try DemoAPI.schemaRegistry()))
-            let validatingClient = Client(configuration: .init(interceptors: [RequestID()], codecs: DemoCodecs.make()))
+            let validatingClient = CourierClient(configuration: .init(interceptors: [RequestID()], codecs: DemoCodecs.make()))
             if !(await expectFailure(.schemaViolation) {
                 try await validatingClient.send(validated.invalidUser(id: 2), options: traced)
             }) {

@@ -59,7 +59,7 @@ extension Tour {
             failures += 1
         } catch let error as CourierError {
             show(error)
-            let kept = (try? FileManager.default.attributesOfItem(atPath: Client.partialFile(forDownloadTo: destination).path))?[.size]
+            let kept = (try? FileManager.default.attributesOfItem(atPath: CourierClient.partialFile(forDownloadTo: destination).path))?[.size]
             print("   → the partial file is kept: \(kept.map { "\($0)" } ?? "none") bytes")
             if error.code != .connectionLost { failures += 1 }
         } catch {

@@ -189,7 +189,7 @@ struct Send: AsyncParsableCommand {
         return (multipart, outputURL)
     }
 
-    func makeCall() throws -> (Client, Endpoint) {
+    func makeCall() throws -> (CourierClient, Endpoint) {
         guard let parsed = URL(string: url), let scheme = parsed.scheme, scheme.hasPrefix("http"), parsed.host != nil else {
             throw CourierError(.invalidURL, detail: "'\(url)' is not an absolute http(s) URL")
         }
@@ -199,10 +199,10 @@ struct Send: AsyncParsableCommand {
         let configuration = try config.map { try CLIConfiguration(path: $0) }
         let base = URL(string: "\(scheme)://\(parsed.host!)\(parsed.port.map { ":\($0)" } ?? "")")!
         var apiModule = try configuration?.module(named: module, for: url)
-            ?? APIModule(name: "cli", service: Service(name: "cli", baseURL: base))
+            ?? APIModule(name: "cli", service: APIService(name: "cli", baseURL: base))
         if configuration == nil || module == nil {
             // Calls go to the URL given, whatever the module's base URL.
-            apiModule.service = Service(name: apiModule.service.name, baseURL: base)
+            apiModule.service = APIService(name: apiModule.service.name, baseURL: base)
         }
         let methods: Set<String> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
         guard methods.contains(method.uppercased()), let httpMethod = HTTPRequest.Method(method.uppercased()) else {
@@ -238,7 +238,7 @@ struct Send: AsyncParsableCommand {
         }
         var codecs = try CLICodecs.make(schemaPath: schema)
         if raw { codecs.register(RawProtobufCodec()) }
-        let client = Client(configuration: .init(interceptors: configuration?.globalInterceptors ?? [], codecs: codecs))
+        let client = CourierClient(configuration: .init(interceptors: configuration?.globalInterceptors ?? [], codecs: codecs))
         return (client, endpoint)
     }
 }

@@ -32,13 +32,13 @@ import Testing
     let now = TestNow()
 
     func makeClient(store: any CacheStore = MemoryCacheStore(), appVersion: String = "1.0")
-        -> (Client, CacheInterceptor)
+        -> (CourierClient, CacheInterceptor)
     {
         var configuration = CacheConfiguration()
         configuration.now = now.function
         configuration.appVersion = appVersion
         let cache = CacheInterceptor(store: store, configuration: configuration)
-        return (Client(transport: server.transport, configuration: .init(interceptors: [cache])), cache)
+        return (CourierClient(transport: server.transport, configuration: .init(interceptors: [cache])), cache)
     }
 
     @Test func ignoreNeverReadsNorWrites() async throws {
@@ -184,7 +184,7 @@ import Testing
         var configuration = CacheConfiguration()
         configuration.now = now.function
         let cache = CacheInterceptor(configuration: configuration)
-        let client = Client(transport: transport, configuration: .init(interceptors: [cache]))
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [cache]))
         let endpoint = Fixture.endpoint("/feed", policy: .staleWhileRevalidate(ttl: .seconds(30)))
         _ = try await client.send(endpoint)
         now.advance(31)
@@ -270,7 +270,7 @@ import Testing
         configuration.notModifiedField = "data_version"
         configuration.versionEchoHeader = HTTPField.Name("X-Data-Version")
         let cache = CacheInterceptor(configuration: configuration)
-        let client = Client(transport: transport, configuration: .init(interceptors: [cache]))
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [cache]))
         let endpoint = Fixture.endpoint("/versioned", policy: .normal(ttl: .seconds(10)))
         _ = try await client.send(endpoint)
         now.advance(11)
@@ -308,7 +308,7 @@ import Testing
         var configuration = CacheConfiguration()
         configuration.now = now.function
         let cache = CacheInterceptor(configuration: configuration)
-        let client = Client(transport: transport, configuration: .init(interceptors: [cache]))
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [cache]))
         var module = Fixture.module("account")
         module.cacheScope = CacheScope { user.withLock { $0 } }
         func endpoint() -> Endpoint {
@@ -328,7 +328,7 @@ import Testing
     }
 
     @Test func keySortsParametersAndSeparatesValues() throws {
-        let client = Client(transport: server.transport)
+        let client = CourierClient(transport: server.transport)
         let a = Fixture.endpoint("/list", policy: .ignore, query: [QueryItem("b", "2"), QueryItem("a", "1")])
         let b = Fixture.endpoint("/list", policy: .ignore, query: [QueryItem("a", "1"), QueryItem("b", "2")])
         let c = Fixture.endpoint("/list", policy: .ignore, query: [QueryItem("a", "1"), QueryItem("b", "3")])

@@ -219,14 +219,14 @@ func makeEntry(_ key: String, module: String = "m", bytes: Int = 100, fill: UInt
         let endpoint = Fixture.endpoint("/a", policy: .normal(ttl: .seconds(600)))
         do {
             let store = try SQLiteCacheStore(path: path)
-            let client = Client(transport: server.transport,
+            let client = CourierClient(transport: server.transport,
                                 configuration: .init(interceptors: [CacheInterceptor(store: store)]))
             #expect(try await client.send(endpoint).metadata.source == .network)
             #expect(try await client.send(endpoint).metadata.source == .cache)
             await store.close()
         }
         // A new process: the entry is on disk.
-        let client = Client(transport: server.transport,
+        let client = CourierClient(transport: server.transport,
                             configuration: .init(interceptors: [CacheInterceptor(store: try SQLiteCacheStore(path: path))]))
         let reply = try await client.send(endpoint)
         #expect(reply.metadata.source == .cache)

@@ -100,12 +100,12 @@ final class RecordingObserver: CallLifecycleObserver {
         let box = SharedEvents()
         let a = box.observer("a")
         let b = box.observer("b")
-        let client = Client(transport: InMemoryTransport.successful(),
+        let client = CourierClient(transport: InMemoryTransport.successful(),
                             configuration: .init(interceptors: [LifecycleInterceptor(observers: [a, b])]))
         _ = try await client.send(Fixture.endpoint("/x", policy: .ignore))
         #expect(box.events == ["a.willStart get/x", "b.willStart get/x", "a.willStop true", "b.willStop true",
                                "a.didStop true", "b.didStop true"])
-        let failing = Client(transport: InMemoryTransport.failing(.timedOut),
+        let failing = CourierClient(transport: InMemoryTransport.failing(.timedOut),
                              configuration: .init(interceptors: [LifecycleInterceptor(observers: [a])]))
         await #expect(throws: CourierError.self) { _ = try await failing.send(Fixture.endpoint("/y", policy: .ignore)) }
         #expect(box.events.suffix(3) == ["a.willStart get/y", "a.willStop false", "a.didStop false"])
@@ -113,7 +113,7 @@ final class RecordingObserver: CallLifecycleObserver {
 
     @Test func loggingRedactsSecrets() async throws {
         let log = CapturingLog()
-        let client = Client(transport: InMemoryTransport.successful(),
+        let client = CourierClient(transport: InMemoryTransport.successful(),
                             configuration: .init(interceptors: [LoggingInterceptor(logger: log.logger)]))
         var endpoint = Fixture.endpoint("/me", policy: .ignore,
                                         query: [QueryItem("token", "s3cr3t-token"), QueryItem("page", "2")])
@@ -132,7 +132,7 @@ final class RecordingObserver: CallLifecycleObserver {
 
     @Test func loggingLogsFailuresAtWarning() async throws {
         let log = CapturingLog()
-        let client = Client(transport: InMemoryTransport.failing(.cannotConnect),
+        let client = CourierClient(transport: InMemoryTransport.failing(.cannotConnect),
                             configuration: .init(interceptors: [LoggingInterceptor(logger: log.logger)]))
         await #expect(throws: CourierError.self) { _ = try await client.send(Fixture.endpoint("/x", policy: .ignore)) }
         let warnings = log.lines.withLock { $0.filter { $0.level == .warning }.map(\.text) }
@@ -148,7 +148,7 @@ final class RecordingObserver: CallLifecycleObserver {
             if n == 3 { throw TransportFailure.timedOut.error() }
             return n == 2 ? jsonResponse(.notFound, "{}") : jsonResponse()
         }
-        let client = Client(transport: transport,
+        let client = CourierClient(transport: transport,
                             configuration: .init(interceptors: [MetricsInterceptor(factory: metrics)]))
         let endpoint = Fixture.endpoint("/m", policy: .ignore, module: Fixture.module("shop"))
         _ = try await client.send(endpoint)

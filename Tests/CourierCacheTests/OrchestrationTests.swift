@@ -56,7 +56,7 @@ final class WorkServer: Sendable {
 
 @Suite struct OrchestrationTests {
     let server = WorkServer()
-    var client: Client { Client(transport: server.transport) }
+    var client: CourierClient { CourierClient(transport: server.transport) }
 
     func endpoint(_ path: String) -> Endpoint { Fixture.endpoint(path, policy: .ignore) }
 

@@ -81,8 +81,8 @@ import Testing
 }
 
 @Suite struct RetryInterceptorTests {
-    func client(_ transport: InMemoryTransport, clock: RecordingClock, policy: RetryPolicy) -> Client {
-        Client(transport: transport, configuration: .init(
+    func client(_ transport: InMemoryTransport, clock: RecordingClock, policy: RetryPolicy) -> CourierClient {
+        CourierClient(transport: transport, configuration: .init(
             interceptors: [RetryInterceptor(defaultPolicy: policy, random: { 0.5 })], clock: clock))
     }
 
@@ -178,8 +178,8 @@ import Testing
         #expect(window.failures == 0)
     }
 
-    func makeService() -> Service {
-        Service(name: "api", baseURLs: [.release: [
+    func makeService() -> APIService {
+        APIService(name: "api", baseURLs: [.release: [
             URL(string: "http://a.test")!, URL(string: "http://b.test")!, URL(string: "http://c.test")!,
         ]], environment: .release)
     }
@@ -193,7 +193,7 @@ import Testing
         }
         let switches = Locked<[String]>([])
         let failover = FailoverInterceptor { _, url in switches.withLock { $0.append(url.host ?? "") } }
-        let client = Client(transport: transport, configuration: .init(interceptors: [failover]))
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [failover]))
         let endpoint = Endpoint(name: "ping", module: APIModule(name: "m", service: service), path: "/ping")
 
         for _ in 0..<36 { _ = try await client.send(endpoint) }
@@ -219,7 +219,7 @@ import Testing
     @Test func httpErrorsDoNotCountAsNetworkFailures() async throws {
         let service = makeService()
         let transport = InMemoryTransport { _, _ in jsonResponse(.internalServerError, "{}") }
-        let client = Client(transport: transport, configuration: .init(interceptors: [FailoverInterceptor()]))
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [FailoverInterceptor()]))
         let endpoint = Endpoint(name: "ping", module: APIModule(name: "m", service: service), path: "/ping")
         for _ in 0..<50 { await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) } }
         #expect(service.currentBaseURL.host == "a.test")
@@ -229,7 +229,7 @@ import Testing
         let service = makeService()
         let transport = InMemoryTransport { _, _ in jsonResponse() }
         let failover = FailoverInterceptor()
-        let client = Client(transport: transport, configuration: .init(interceptors: [failover]))
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [failover]))
         let endpoint = Endpoint(name: "ping", module: APIModule(name: "m", service: service), path: "/ping")
         _ = try await client.send(endpoint)
         #expect(failover.window(of: service).count == 1)
@@ -252,7 +252,7 @@ import Testing
             return jsonResponse()
         }
         let limiter = ConcurrencyLimiter(maximumPerHost: 1)
-        let client = Client(transport: transport, configuration: .init(interceptors: [limiter]))
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [limiter]))
         func endpoint(_ path: String, _ priority: Priority) -> Endpoint {
             var endpoint = Fixture.endpoint(path, policy: .ignore)
             endpoint.priority = priority
@@ -280,7 +280,7 @@ import Testing
             return jsonResponse()
         }
         let limiter = ConcurrencyLimiter(maximumPerHost: 1)
-        let client = Client(transport: transport, configuration: .init(interceptors: [limiter]))
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [limiter]))
         let blocker = client.dispatch(Fixture.endpoint("/block", policy: .ignore))
         #expect(await eventually { limiter.running(host: "api.test") == 1 })
         let queued = client.dispatch(Fixture.endpoint("/queued", policy: .ignore))
@@ -302,10 +302,10 @@ import Testing
             return jsonResponse()
         }
         let limiter = ConcurrencyLimiter(maximumPerHost: 1)
-        let client = Client(transport: transport, configuration: .init(interceptors: [limiter]))
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [limiter]))
         let blocker = client.dispatch(Fixture.endpoint("/block", policy: .ignore))
         #expect(await eventually { limiter.running(host: "api.test") == 1 })
-        let other = Endpoint(name: "o", module: APIModule(name: "o", service: Service(
+        let other = Endpoint(name: "o", module: APIModule(name: "o", service: APIService(
             name: "other", baseURL: URL(string: "http://other.test")!)), path: "/x")
         _ = try await client.send(other)
         gate.open()

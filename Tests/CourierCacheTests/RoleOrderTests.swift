@@ -53,7 +53,7 @@ import Testing
             Named(name: "G-cache", role: .cache), Named(name: "G-shaping", role: .shaping),
             Named(name: "G-observation", role: .observation),
         ]
-        let client = Client(transport: InMemoryTransport.successful(), configuration: .init(interceptors: global))
+        let client = CourierClient(transport: InMemoryTransport.successful(), configuration: .init(interceptors: global))
         #expect(client.pipeline(for: endpoint).stageNames == [
             "G-observation", "E-observation", "result", "G-shaping", "M-shaping", "E-shaping", "G-cache",
             "G-validation", "G-resilience", "G-routing", "routing", "errorMapping", "codec", "redirects", "G-network",
@@ -77,7 +77,7 @@ import Testing
         let user = Locked("u1")
         var module = Fixture.module("profile")
         module.interceptors = [Identify(user: user)]
-        let client = Client(
+        let client = CourierClient(
             transport: Self.echoServer(count: count),
             configuration: .init(interceptors: [CacheInterceptor()]))
         let endpoint = Fixture.endpoint("/me", policy: .normal(ttl: .seconds(600)), module: module)
@@ -118,7 +118,7 @@ import Testing
             let fields: HTTPFields = [.contentType: "application/json", .vary: vary.withLock { $0 }]
             return (HTTPResponse(status: .ok, headerFields: fields), Data(#"{"code":0}"#.utf8))
         }
-        let client = Client(transport: transport, configuration: .init(interceptors: [CacheInterceptor()]))
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [CacheInterceptor()]))
         var endpoint = Fixture.endpoint("/v", policy: .normal(ttl: .seconds(600)))
         endpoint.headers[.acceptLanguage] = "de"
         _ = try await client.send(endpoint)
@@ -148,7 +148,7 @@ import Testing
         var module = Fixture.module("acct")
         module.businessRule = BusinessRule()
         module.interceptors = [Identify(user: Locked("u7"))]
-        let client = Client(
+        let client = CourierClient(
             transport: transport,
             configuration: .init(interceptors: [
                 LoggingInterceptor(logger: logger), MetricsInterceptor(factory: metrics),
@@ -178,7 +178,7 @@ import Testing
     }
 
     @Test func aRefusedConnectionMovesTheCallItselfToTheNextHost() async throws {
-        let service = Service(name: "api", baseURLs: [.release: [
+        let service = APIService(name: "api", baseURLs: [.release: [
             URL(string: "http://dead.test/v1")!, URL(string: "http://alive.test/v2/")!,
         ]], environment: .release)
         let transport = InMemoryTransport { request, _ in
@@ -186,7 +186,7 @@ import Testing
             return (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
                     Data(#"{"code":0}"#.utf8))
         }
-        let client = Client(transport: transport, configuration: .init(interceptors: [RetryInterceptor()]))
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [RetryInterceptor()]))
         let endpoint = Endpoint(name: "ping", module: APIModule(name: "m", service: service), path: "/ping?x=%2F")
         let reply = try await client.send(endpoint, options: .init(trace: true))
         #expect(reply.metadata.status == .ok)
@@ -198,7 +198,7 @@ import Testing
     }
 
     @Test func aTimeoutMovesOnlyTheRetryToAnotherHost() async throws {
-        let service = Service(name: "api", baseURLs: [.release: [
+        let service = APIService(name: "api", baseURLs: [.release: [
             URL(string: "http://slow.test")!, URL(string: "http://fast.test")!,
         ]], environment: .release)
         let transport = InMemoryTransport { request, _ in
@@ -206,12 +206,12 @@ import Testing
             return (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), Data(#"{}"#.utf8))
         }
         let policy = RetryPolicy.exponential(attempts: 2, initialDelay: .milliseconds(1))
-        let client = Client(transport: transport, configuration: .init(interceptors: [RetryInterceptor(defaultPolicy: policy)]))
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [RetryInterceptor(defaultPolicy: policy)]))
         let endpoint = Endpoint(name: "ping", module: APIModule(name: "m", service: service), path: "/ping")
         _ = try await client.send(endpoint)
         #expect(transport.requests.map(\.head.authority) == ["slow.test", "fast.test"])
 
-        let noRetry = Client(transport: transport)
+        let noRetry = CourierClient(transport: transport)
         let error = try await #require(throws: CourierError.self) { try await noRetry.send(endpoint) }
         #expect(error.code == .timedOut)                        // the request may have arrived: not resent
     }

@@ -63,7 +63,7 @@ final class FakeServer: Sendable {
 }
 
 enum Fixture {
-    static let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
+    static let service = APIService(name: "api", baseURL: URL(string: "http://api.test")!)
 
     static func module(_ name: String = "feed") -> APIModule {
         APIModule(name: name, service: service)

@@ -75,7 +75,7 @@ import Testing
             // Changed on the server: the next revalidation brings the new version.
             var bump = bench.endpoint("/cache/etag/doc/bump")
             bump.method = .post
-            _ = try await Client().send(bump)
+            _ = try await CourierClient().send(bump)
             now.advance(31)
             let changed = try await bench.client.send(endpoint)
             #expect(changed.metadata.source == .network)

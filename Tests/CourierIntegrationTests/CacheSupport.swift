@@ -16,16 +16,16 @@ final class CacheTestNow: Sendable {
 struct CacheBench {
     let server: DemoServer
     let module: APIModule
-    let client: Client
+    let client: CourierClient
 
     init(server: DemoServer, interceptors: [any Interceptor] = [], clock: any Clock<Duration> = ContinuousClock(),
          module name: String = "cache", configure: (inout APIModule) -> Void = { _ in })
     {
         self.server = server
-        var module = APIModule(name: name, service: Service(name: "demo", baseURL: server.baseURL))
+        var module = APIModule(name: name, service: APIService(name: "demo", baseURL: server.baseURL))
         configure(&module)
         self.module = module
-        self.client = Client(configuration: .init(interceptors: interceptors, defaultTimeout: .seconds(30), clock: clock))
+        self.client = CourierClient(configuration: .init(interceptors: interceptors, defaultTimeout: .seconds(30), clock: clock))
     }
 
     func endpoint(_ path: String, policy: CachePolicy = .ignore, query: [QueryItem] = []) -> Endpoint {
@@ -36,7 +36,7 @@ struct CacheBench {
 
     /// The cache routes' counters.
     func stats() async throws -> Value {
-        try await Client().send(Endpoint(name: "stats", module: module, path: "/cache/stats")).value["data"] ?? .null
+        try await CourierClient().send(Endpoint(name: "stats", module: module, path: "/cache/stats")).value["data"] ?? .null
     }
 
     func hits(_ key: String) async throws -> Int {

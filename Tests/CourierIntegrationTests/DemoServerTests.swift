@@ -20,7 +20,7 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
 @Suite(.serialized) struct LoopbackTests {
     @Test func typedAndRawCallsOverRealHTTP() async throws {
         try await withDemoServer { server, api in
-            let client = Client()
+            let client = CourierClient()
             let typed = try await client.send(api.user(id: 1), decoding: DemoAPI.UserEnvelope.self)
             #expect(typed.value.code == 200)
             #expect(typed.value.data.id == 1)
@@ -36,7 +36,7 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
 
     @Test func postCreatesAndBusinessCodesMapToTheModuleEnum() async throws {
         try await withDemoServer { _, api in
-            let client = Client()
+            let client = CourierClient()
             let created = try await client.send(
                 try api.createUser(.init(name: "Grace Hopper", email: "grace@example.com", age: 85, tags: ["navy"])),
                 decoding: DemoAPI.UserEnvelope.self)
@@ -58,7 +58,7 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
 
     @Test func httpErrorStatusesBecomeTheirCodes() async throws {
         try await withDemoServer { _, api in
-            let client = Client()
+            let client = CourierClient()
             let notFound = try await #require(throws: CourierError.self) {
                 try await client.send(Endpoint(name: "missing", module: api.users, path: "/nope"))
             }
@@ -73,7 +73,7 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
         try await withDemoServer { _, api in
             let started = ContinuousClock.now
             let error = try await #require(throws: CourierError.self) {
-                try await Client().send(api.slow(milliseconds: 5000, timeout: .milliseconds(300)))
+                try await CourierClient().send(api.slow(milliseconds: 5000, timeout: .milliseconds(300)))
             }
             #expect(error.code == .timedOut)
             #expect(error.category == .transport)
@@ -87,34 +87,34 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
         let server = try await DemoServer.start()
         let url = server.baseURL
         await server.stop()
-        let module = APIModule(name: "gone", service: Service(name: "gone", baseURL: url))
+        let module = APIModule(name: "gone", service: APIService(name: "gone", baseURL: url))
         let error = try await #require(throws: CourierError.self) {
-            try await Client().send(Endpoint(name: "ping", module: module, path: "/users/1"))
+            try await CourierClient().send(Endpoint(name: "ping", module: module, path: "/users/1"))
         }
         #expect(error.code == .cannotConnect)
     }
 
     @Test func tlsAgainstAPlainHTTPServerIsATLSFailure() async throws {
         try await withDemoServer { server, _ in
-            let module = APIModule(name: "tls", service: Service(name: "tls", baseURL: URL(string: "https://127.0.0.1:\(server.port)")!))
+            let module = APIModule(name: "tls", service: APIService(name: "tls", baseURL: URL(string: "https://127.0.0.1:\(server.port)")!))
             let error = try await #require(throws: CourierError.self) {
-                try await Client().send(Endpoint(name: "ping", module: module, path: "/users/1"))
+                try await CourierClient().send(Endpoint(name: "ping", module: module, path: "/users/1"))
             }
             #expect(error.code == .tlsFailure, "\(error.debugDescription)")
         }
     }
 
     @Test func anUnresolvableHostIsNotFound() async throws {
-        let module = APIModule(name: "nowhere", service: Service(name: "nowhere", baseURL: URL(string: "http://courier-test.invalid:8080")!))
+        let module = APIModule(name: "nowhere", service: APIService(name: "nowhere", baseURL: URL(string: "http://courier-test.invalid:8080")!))
         var endpoint = Endpoint(name: "ping", module: module, path: "/")
         endpoint.timeout = .seconds(20)
-        let error = try await #require(throws: CourierError.self) { try await Client().send(endpoint) }
+        let error = try await #require(throws: CourierError.self) { try await CourierClient().send(endpoint) }
         #expect(error.code == .hostNotFound)
     }
 
     @Test func cancellingByIDStopsTheExchange() async throws {
         try await withDemoServer { server, api in
-            let client = Client()
+            let client = CourierClient()
             let call = client.dispatch(api.slow(milliseconds: 10_000))
             while server.state.delays.started < 1 { try await Task.sleep(for: .milliseconds(10)) }
             let started = ContinuousClock.now
@@ -128,7 +128,7 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
 
     @Test func cancellingAModuleLeavesOtherModulesRunning() async throws {
         try await withDemoServer { server, api in
-            let client = Client()
+            let client = CourierClient()
             let userCalls = (0..<3).map { _ in client.dispatch(api.slow(milliseconds: 10_000)) }
             var topicSlow = api.slow(milliseconds: 300)
             topicSlow.module = api.topics
@@ -149,7 +149,7 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
 
     @Test func cancellingAllStopsEveryExchange() async throws {
         try await withDemoServer { server, api in
-            let client = Client()
+            let client = CourierClient()
             var topicSlow = api.slow(milliseconds: 10_000)
             topicSlow.module = api.topics
             let calls = (0..<3).map { _ in client.dispatch(api.slow(milliseconds: 10_000)) } + [client.dispatch(topicSlow)]
@@ -170,7 +170,7 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
 
     @Test func topicsFetchListAndCreateInEveryFormat() async throws {
         try await withDemoServer { server, api in
-            let client = Client(configuration: .init(codecs: DemoAPI.codecs))
+            let client = CourierClient(configuration: .init(codecs: DemoAPI.codecs))
             for format in [ContentFormat.json, .xml, .protobuf] {
                 let one = try await client.send(api.topic(id: 2, format: format), decoding: DemoAPI.TopicEnvelope.self)
                 #expect(one.metadata.format == format)

@@ -10,7 +10,7 @@ import Testing
 /// certificates come from test-only CAs.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct EdgeLoopbackTests {
     static func module(_ server: EdgeServer, interceptors: [any Interceptor] = []) -> APIModule {
-        APIModule(name: "edge", service: Service(name: "edge", baseURL: server.baseURL), interceptors: interceptors)
+        APIModule(name: "edge", service: APIService(name: "edge", baseURL: server.baseURL), interceptors: interceptors)
     }
 
     static func redirect(_ status: Int, to location: String) -> String {
@@ -112,7 +112,7 @@ import Testing
                                     configuration: HTTPClient.Configuration(redirectConfiguration: .follow(max: 5, allowCycles: false)))
             var failure: (any Error)?
             do {
-                _ = try await AsyncHTTPClientTransport(client: client).send(
+                _ = try await HTTPClientTransport(client: client).send(
                     HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "/chain/1"),
                     body: nil, options: TransportOptions(timeout: .seconds(10)))
             } catch {
@@ -176,13 +176,13 @@ import Testing
     @Test func aCustomRootIsTrustedWithOrWithoutTheSystemRoots() async throws {
         try await EdgeServer.with(.tls) { server in
             let root = TLSPolicy.Source.file(server.certificates.caPEM.path)
-            let only = try AsyncHTTPClientTransport(tls: TLSPolicy(trustRoots: [root]))
+            let only = try HTTPClientTransport(tls: TLSPolicy(trustRoots: [root]))
             #expect(try await Self.get(server, on: only).status == .ok)
             let pem = try Data(contentsOf: server.certificates.caPEM)
-            let also = try AsyncHTTPClientTransport(tls: TLSPolicy(trustRoots: [.pem(pem)], trustsSystemRoots: true))
+            let also = try HTTPClientTransport(tls: TLSPolicy(trustRoots: [.pem(pem)], trustsSystemRoots: true))
             #expect(try await Self.get(server, on: also).status == .ok)
             // Another CA is no help.
-            let wrong = try AsyncHTTPClientTransport(tls: TLSPolicy(trustRoots: [.file(server.certificates.otherPEM.path)]))
+            let wrong = try HTTPClientTransport(tls: TLSPolicy(trustRoots: [.file(server.certificates.otherPEM.path)]))
             #expect(try await Self.failure(server, on: wrong).code == .tlsFailure)
         }
     }
@@ -192,10 +192,10 @@ import Testing
             let root = TLSPolicy.Source.file(server.certificates.caPEM.path)
             let serverPin = try server.certificates.pin(of: server.certificates.serverPEM)
             let otherPin = try server.certificates.pin(of: server.certificates.otherPEM)
-            let match = try AsyncHTTPClientTransport(tls: TLSPolicy(trustRoots: [root], pins: [otherPin, serverPin]))
+            let match = try HTTPClientTransport(tls: TLSPolicy(trustRoots: [root], pins: [otherPin, serverPin]))
             #expect(try await Self.get(server, on: match).status == .ok)
 
-            let mismatch = try AsyncHTTPClientTransport(tls: TLSPolicy(trustRoots: [root], pins: [otherPin]))
+            let mismatch = try HTTPClientTransport(tls: TLSPolicy(trustRoots: [root], pins: [otherPin]))
             let error = try await Self.failure(server, on: mismatch)
             #expect(error.code == .certificatePinMismatch, "\(error)")
             #expect(error.detail?.contains(serverPin) == true, "\(error)")
@@ -215,10 +215,10 @@ import Testing
             let root = TLSPolicy.Source.file(certificates.caPEM.path)
             let identity = TLSPolicy.ClientCertificate(
                 certificateChain: .file(certificates.clientPEM.path), privateKey: .file(certificates.clientKey.path))
-            let withIdentity = try AsyncHTTPClientTransport(tls: TLSPolicy(trustRoots: [root], clientCertificate: identity))
+            let withIdentity = try HTTPClientTransport(tls: TLSPolicy(trustRoots: [root], clientCertificate: identity))
             #expect(try await Self.get(server, on: withIdentity).status == .ok)
 
-            let without = try AsyncHTTPClientTransport(tls: TLSPolicy(trustRoots: [root]))
+            let without = try HTTPClientTransport(tls: TLSPolicy(trustRoots: [root]))
             let error = try await Self.failure(server, on: without)
             #expect([.tlsFailure, .connectionLost].contains(error.code), "\(error)")
         }
@@ -234,7 +234,7 @@ import Testing
                 pins: [pin, "sha256/YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg="],
                 clientCertificate: .init(certificateChain: .file(certificates.clientPEM.path),
                                          privateKey: .file(certificates.clientKey.path)))
-            let secure = Client(transport: try AsyncHTTPClientTransport(tls: tls))
+            let secure = CourierClient(transport: try HTTPClientTransport(tls: tls))
             let module = Self.module(server)
             let reply = try await secure.send(Endpoint(name: "echo", module: module, path: "/echo"))
             #expect(reply.value["method"]?.stringValue == "GET")
@@ -243,11 +243,11 @@ import Testing
 
     @Test func unreadableMaterialAndMalformedPinsAreConfigurationErrors() throws {
         let missing = try #require(throws: CourierError.self) {
-            _ = try AsyncHTTPClientTransport(tls: TLSPolicy(trustRoots: [.file("/nonexistent/ca.pem")]))
+            _ = try HTTPClientTransport(tls: TLSPolicy(trustRoots: [.file("/nonexistent/ca.pem")]))
         }
         #expect(missing.code == .invalidConfiguration)
         let garbage = try #require(throws: CourierError.self) {
-            _ = try AsyncHTTPClientTransport(tls: TLSPolicy(trustRoots: [.pem(Data("not a certificate".utf8))]))
+            _ = try HTTPClientTransport(tls: TLSPolicy(trustRoots: [.pem(Data("not a certificate".utf8))]))
         }
         #expect(garbage.code == .invalidConfiguration)
         for pin in ["sha256/short", "md5/AAAA", ""] {
@@ -266,10 +266,10 @@ import Testing
             try TLSPolicy(clientCertificate: .init(certificateChain: .pem(Data()), privateKey: .pem(Data()))),
         ]
         for policy in policies {
-            let error = try #require(throws: CourierError.self) { _ = try URLSessionTransport(tls: policy) }
+            let error = try #require(throws: CourierError.self) { _ = try FoundationTransport(tls: policy) }
             #expect(error.code == .unsupportedByTransport, "\(error)")
-            #expect(error.detail?.contains("AsyncHTTPClientTransport(tls:)") == true)
+            #expect(error.detail?.contains("HTTPClientTransport(tls:)") == true)
         }
-        _ = try URLSessionTransport(tls: .system)
+        _ = try FoundationTransport(tls: .system)
     }
 }

@@ -73,7 +73,7 @@ struct EdgeServer {
         try write("ca.ext", "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n")
         try write("server.ext", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n")
         try write("client.ext", "extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n")
-        for (ca, subject) in [("ca", "Courier Test CA"), ("client-ca", "Courier Test Client CA"), ("other", "Courier Other CA")] {
+        for (ca, subject) in [("ca", "Courier Test CA"), ("client-ca", "Courier Test CourierClient CA"), ("other", "Courier Other CA")] {
             try openssl(["req", "-x509"] + ec + ["-keyout", path("\(ca).key"), "-out", path("\(ca).pem"), "-days", "3650",
                                                  "-subj", "/CN=\(subject)", "-addext", "basicConstraints=critical,CA:TRUE",
                                                  "-addext", "keyUsage=critical,keyCertSign,cRLSign"])

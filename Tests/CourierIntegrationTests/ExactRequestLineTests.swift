@@ -11,10 +11,10 @@ import Testing
     ) async throws -> String {
         try await HostileServer.with { server in
             try await kind.run { transport in
-                let service = Service(name: "echo", baseURL: URL(string: "http://127.0.0.1:\(server.port)")!)
+                let service = APIService(name: "echo", baseURL: URL(string: "http://127.0.0.1:\(server.port)")!)
                 var endpoint = Endpoint(name: "echo", module: APIModule(name: "echo", service: service), path: path)
                 endpoint.query = query
-                let reply = try await Client(transport: transport).send(endpoint)
+                let reply = try await CourierClient(transport: transport).send(endpoint)
                 return String(decoding: reply.metadata.body, as: UTF8.self)
             }
         }

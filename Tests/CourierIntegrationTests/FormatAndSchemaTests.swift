@@ -23,7 +23,7 @@ import Testing
     @Test(arguments: [ContentFormat.json, .xml, .protobuf])
     func theSameTypedCallInEachFormat(format: ContentFormat) async throws {
         try await withDemoServer { _, api in
-            let client = Client(configuration: .init(codecs: DemoAPI.codecs))
+            let client = CourierClient(configuration: .init(codecs: DemoAPI.codecs))
             let reply = try await client.send(api.users(page: 1, size: 10, format: format), decoding: DemoAPI.UserPageEnvelope.self)
             #expect(reply.metadata.format == format)
             let json = try await client.send(api.users(page: 1, size: 10), decoding: DemoAPI.UserPageEnvelope.self)
@@ -37,7 +37,7 @@ import Testing
         try await withDemoServer { _, api in
             var api = api
             api.users.interceptors = [SchemaValidation(registry: try DemoAPI.schemaRegistry())]
-            let client = Client(configuration: .init(codecs: DemoAPI.codecs))
+            let client = CourierClient(configuration: .init(codecs: DemoAPI.codecs))
             let list = try await client.send(api.users(page: 1, size: 20, format: format))
             #expect(list.value["data"]?["users"]?.arrayValue?.count == 20)
             let one = try await client.send(api.user(id: 3, format: format))
@@ -47,7 +47,7 @@ import Testing
 
     @Test func validationRunsBeforeTypedDecoding() async throws {
         try await withDemoServer { _, api in
-            let client = Client(configuration: .init(codecs: DemoAPI.codecs))
+            let client = CourierClient(configuration: .init(codecs: DemoAPI.codecs))
             // Unvalidated, the broken user decodes into the typed model: nothing in `Int` says age ≥ 0.
             let unchecked = try await client.send(api.invalidUser(id: 2), decoding: DemoAPI.UserEnvelope.self)
             #expect(unchecked.value.data.age == -1)
@@ -71,7 +71,7 @@ import Testing
         try await withDemoServer { _, api in
             var api = api
             api.users.interceptors = [SchemaValidation(registry: try DemoAPI.schemaRegistry())]
-            let client = Client(configuration: .init(codecs: DemoAPI.codecs))
+            let client = CourierClient(configuration: .init(codecs: DemoAPI.codecs))
             var violations: [[CourierError.Violation]] = []
             for format in [ContentFormat.json, .xml, .protobuf] {
                 var endpoint = api.invalidUser(id: 2)

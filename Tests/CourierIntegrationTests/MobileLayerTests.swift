@@ -15,12 +15,12 @@ import Testing
     }
 
     static func count(_ name: String, api: DemoAPI) async throws -> Int64 {
-        try await Client().send(Endpoint(name: "stats", module: module(api), path: "/layer/stats/\(name)"))
+        try await CourierClient().send(Endpoint(name: "stats", module: module(api), path: "/layer/stats/\(name)"))
             .value["data"]?["count"]?.int64Value ?? -1
     }
 
     static func bump(_ name: String, api: DemoAPI) async throws {
-        _ = try await Client().send(Endpoint(name: "bump", module: module(api), method: .post, path: "/layer/newest/\(name)/bump"))
+        _ = try await CourierClient().send(Endpoint(name: "bump", module: module(api), method: .post, path: "/layer/newest/\(name)/bump"))
     }
 
     @Test(arguments: TransportUnderTest.allCases)
@@ -31,7 +31,7 @@ import Testing
                 configuration.notModifiedField = "data.version"
                 configuration.versionEchoHeader = HTTPField.Name("X-Data-Version")!
                 configuration.notModifiedCodes = [2001]
-                let client = Client(transport: transport, configuration: .init(interceptors: [CacheInterceptor(configuration: configuration)]))
+                let client = CourierClient(transport: transport, configuration: .init(interceptors: [CacheInterceptor(configuration: configuration)]))
                 var endpoint = Endpoint(name: "feed", module: Self.module(api), path: "/layer/newest/feed")
                 endpoint.cachePolicy = .normal(ttl: .zero)          // always revalidate
 
@@ -53,7 +53,7 @@ import Testing
     @Test func readOnlyRefreshingAnswersFromTheCacheAndRefreshesForNextTime() async throws {
         try await withDemoServer { _, api in
             let cache = CacheInterceptor()
-            let client = Client(configuration: .init(interceptors: [cache]))
+            let client = CourierClient(configuration: .init(interceptors: [cache]))
             var endpoint = Endpoint(name: "launch", module: Self.module(api), path: "/layer/count/launch")
             endpoint.cachePolicy = .readOnlyRefreshing
             let miss = try await #require(throws: CourierError.self) { try await client.send(endpoint) }
@@ -75,7 +75,7 @@ import Testing
             var configuration = CacheConfiguration()
             configuration.appVersion = "1.0"
             let store = MemoryCacheStore()
-            let client = Client(configuration: .init(interceptors: [CacheInterceptor(store: store, configuration: configuration)]))
+            let client = CourierClient(configuration: .init(interceptors: [CacheInterceptor(store: store, configuration: configuration)]))
             var endpoint = Endpoint(name: "reasons", module: Self.module(api), path: "/layer/count/reasons")
             endpoint.cachePolicy = .normal(ttl: .seconds(600))
             _ = try await client.send(endpoint)
@@ -91,7 +91,7 @@ import Testing
             #expect(try await client.send(endpoint).metadata.source == .cache)
 
             configuration.appVersion = "2.0"
-            let upgraded = Client(configuration: .init(interceptors: [CacheInterceptor(store: store, configuration: configuration)]))
+            let upgraded = CourierClient(configuration: .init(interceptors: [CacheInterceptor(store: store, configuration: configuration)]))
             #expect(try await upgraded.send(endpoint).metadata.cacheRejection == "app version changed")
 
             var expiring = endpoint
@@ -104,7 +104,7 @@ import Testing
 
     @Test func parametersLeftOutOfTheKeyStillHit() async throws {
         try await withDemoServer { _, api in
-            let client = Client(configuration: .init(interceptors: [CacheInterceptor()]))
+            let client = CourierClient(configuration: .init(interceptors: [CacheInterceptor()]))
             func endpoint() -> Endpoint {
                 var endpoint = Endpoint(name: "filtered", module: Self.module(api), path: "/layer/count/filtered",
                                         query: [QueryItem("page", "1"), QueryItem("ts", "\(UUID().uuidString)")])
@@ -120,7 +120,7 @@ import Testing
 
     @Test func businessRulesAndStatusValidatorsPerEndpoint() async throws {
         try await withDemoServer { _, api in
-            let client = Client()
+            let client = CourierClient()
             // The module has no rule; the endpoint's maps the demo's 301 to a business error.
             var user = Endpoint(name: "user", module: Self.module(api, rule: nil), path: "/users/404404")
             #expect(try await client.send(user).value["code"] == 301)
@@ -147,7 +147,7 @@ import Testing
     func identicalCallsShareOneExchange(_ kind: TransportUnderTest) async throws {
         try await kind.run { transport in
             try await withDemoServer { _, api in
-                let client = Client(transport: transport)
+                let client = CourierClient(transport: transport)
                 var endpoint = Endpoint(name: "shared", module: Self.module(api), path: "/layer/count/shared",
                                         query: [QueryItem("delay", "300")])
                 endpoint.duplicatePolicy = .share
@@ -167,7 +167,7 @@ import Testing
 
     @Test func cancelPreviousLetsTheNewestCallWin() async throws {
         try await withDemoServer { _, api in
-            let client = Client()
+            let client = CourierClient()
             var endpoint = Endpoint(name: "search", module: Self.module(api), path: "/layer/count/search",
                                     query: [QueryItem("delay", "500")])
             endpoint.duplicatePolicy = .cancelPrevious
@@ -190,8 +190,8 @@ import Testing
             configuration.isOffline = { offline.withLock { $0 } }
             configuration.window = FailoverWindow(size: 4, threshold: 0.1, minimumCalls: 1)
             let failover = FailoverInterceptor(configuration: configuration)
-            let service = Service(name: "api", baseURLs: [.release: [dead, server.baseURL]], environment: .release)
-            let client = Client(configuration: .init(interceptors: [failover]))
+            let service = APIService(name: "api", baseURLs: [.release: [dead, server.baseURL]], environment: .release)
+            let client = CourierClient(configuration: .init(interceptors: [failover]))
             let endpoint = Endpoint(name: "user", module: APIModule(name: "user", service: service), path: "/users/1")
             _ = try await client.send(endpoint)               // routed on to the live host
             #expect(failover.window(of: service).count == 0)
@@ -214,7 +214,7 @@ import Testing
         }
         try await withDemoServer { _, api in
             let seen = Locked<[TaskPriority]>([])
-            let client = Client(configuration: .init(interceptors: [RecordPriority(seen: seen)]))
+            let client = CourierClient(configuration: .init(interceptors: [RecordPriority(seen: seen)]))
             // Awaiting a task raises its priority to the waiter's, so each call is observed before anyone
             // awaits it.
             for (index, priority) in [Priority.low, .normal, .high].enumerated() {
@@ -250,7 +250,7 @@ import Testing
             // README: end
             launch.path = "/layer/count/home"
             launch.businessRule = BusinessRule(successCodes: [200])
-            let client = Client(configuration: .init(interceptors: [cache]))
+            let client = CourierClient(configuration: .init(interceptors: [cache]))
             let miss = try await #require(throws: CourierError.self) { try await client.send(launch) }
             #expect(miss.code == .cacheMiss)
             await cache.waitForRevalidations()
@@ -264,7 +264,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct SharedCallCancellationTests {
     @Test func cancellingAFollowerLeavesTheLeaderRunning() async throws {
         try await withDemoServer { _, api in
-            let client = Client()
+            let client = CourierClient()
             var endpoint = Endpoint(name: "shared", module: MobileLayerTests.module(api), path: "/layer/count/follower",
                                     query: [QueryItem("delay", "800")])
             endpoint.duplicatePolicy = .share
@@ -290,7 +290,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct PriorityQueueLoopbackTests {
     @Test func queuedCallsReachTheServerByPriority() async throws {
         try await withDemoServer { _, api in
-            let client = Client(configuration: .init(interceptors: [ConcurrencyLimiter(maximumPerHost: 1)]))
+            let client = CourierClient(configuration: .init(interceptors: [ConcurrencyLimiter(maximumPerHost: 1)]))
             let module = APIModule(name: "queue", service: api.service)
             func endpoint(_ tag: String, _ priority: Priority, delay: Int = 0) -> Endpoint {
                 var endpoint = Endpoint(name: tag, module: module, path: "/layer/arrivals/q/\(tag)",
@@ -300,7 +300,7 @@ import Testing
             }
             let blocker = client.dispatch(endpoint("blocker", .normal, delay: 500))
             #expect(await waitUntil {
-                (try? await Client().send(Endpoint(name: "log", module: module, path: "/layer/arrivals/q")))?
+                (try? await CourierClient().send(Endpoint(name: "log", module: module, path: "/layer/arrivals/q")))?
                     .value["data"]?["tags"]?.arrayValue?.count == 1
             })
             let queued = [endpoint("low", .low), endpoint("normal", .normal), endpoint("high", .high)].map {
@@ -308,7 +308,7 @@ import Testing
             }
             _ = try await blocker.reply
             for call in queued { _ = try await call.reply }
-            let log = try await Client().send(Endpoint(name: "log", module: module, path: "/layer/arrivals/q"))
+            let log = try await CourierClient().send(Endpoint(name: "log", module: module, path: "/layer/arrivals/q"))
             #expect(log.value["data"]?["tags"] == ["blocker", "high", "normal", "low"])
         }
     }

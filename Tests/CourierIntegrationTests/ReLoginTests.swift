@@ -12,26 +12,26 @@ import Testing
         var refresh_token: String
     }
 
-    static func post(_ path: String, _ body: Value, api: DemoAPI, client: Client) async throws -> Reply<Value> {
+    static func post(_ path: String, _ body: Value, api: DemoAPI, client: CourierClient) async throws -> Reply<Value> {
         var endpoint = Endpoint(name: path, module: APIModule(name: "auth", service: api.service), method: .post, path: path)
         endpoint.body = body
         return try await client.send(endpoint)
     }
 
-    static func signIn(_ user: String, api: DemoAPI, client: Client) async throws -> Credential {
+    static func signIn(_ user: String, api: DemoAPI, client: CourierClient) async throws -> Credential {
         let reply = try await post("/auth/login", ["user": .string(user), "password": "secret"], api: api, client: client)
         let data = reply.value["data"]
         return Credential(accessToken: data?["access_token"]?.stringValue ?? "",
                           refreshToken: data?["refresh_token"]?.stringValue)
     }
 
-    static func stats(api: DemoAPI, client: Client) async throws -> Value {
+    static func stats(api: DemoAPI, client: CourierClient) async throws -> Value {
         try await client.send(Endpoint(name: "stats", module: APIModule(name: "auth", service: api.service),
                                        path: "/auth/stats")).value["data"] ?? .null
     }
 
     /// A store whose refresher calls `/auth/refresh` and whose re-login calls `/auth/login` (or declines).
-    static func store(initial: Credential, api: DemoAPI, client: Client, accept: Bool, logins: Locked<Int>)
+    static func store(initial: Credential, api: DemoAPI, client: CourierClient, accept: Bool, logins: Locked<Int>)
         -> CredentialStore
     {
         CredentialStore(
@@ -49,7 +49,7 @@ import Testing
         }
     }
 
-    static func fifty(_ client: Client, _ endpoint: Endpoint) async -> [Result<Reply<Value>, any Error>] {
+    static func fifty(_ client: CourierClient, _ endpoint: Endpoint) async -> [Result<Reply<Value>, any Error>] {
         await withTaskGroup(of: Result<Reply<Value>, any Error>.self) { group in
             for _ in 0..<50 {
                 group.addTask {
@@ -66,14 +66,14 @@ import Testing
     func fiftyCallsOneReLoginFiftyReplays(_ kind: TransportUnderTest) async throws {
         try await kind.run { transport in
             try await withDemoServer { _, api in
-                let plain = Client(transport: transport)
+                let plain = CourierClient(transport: transport)
                 let first = try await Self.signIn("ada", api: api, client: plain)
                 _ = try await Self.post("/auth/expire", [:], api: api, client: plain)    // the access token expires
                 _ = try await Self.post("/auth/revoke", [:], api: api, client: plain)    // and the refresh fails
                 let logins = Locked(0)
                 let store = Self.store(initial: first, api: api, client: plain, accept: true, logins: logins)
                 let module = APIModule(name: "me", service: api.service, interceptors: [BearerAuth(store: store)])
-                let client = Client(transport: transport)
+                let client = CourierClient(transport: transport)
                 let results = await Self.fifty(client, Endpoint(name: "me", module: module, path: "/auth/me"))
                 #expect(results.count == 50)
                 for result in results { #expect(try result.get().value["data"]?["user"] == "ada") }
@@ -92,14 +92,14 @@ import Testing
     func aDeclinedReLoginFailsAllFiftyWithoutALoop(_ kind: TransportUnderTest) async throws {
         try await kind.run { transport in
             try await withDemoServer { _, api in
-                let plain = Client(transport: transport)
+                let plain = CourierClient(transport: transport)
                 let first = try await Self.signIn("ada", api: api, client: plain)
                 _ = try await Self.post("/auth/expire", [:], api: api, client: plain)
                 _ = try await Self.post("/auth/revoke", [:], api: api, client: plain)
                 let logins = Locked(0)
                 let store = Self.store(initial: first, api: api, client: plain, accept: false, logins: logins)
                 let module = APIModule(name: "me", service: api.service, interceptors: [BearerAuth(store: store)])
-                let results = await Self.fifty(Client(transport: transport), Endpoint(name: "me", module: module, path: "/auth/me"))
+                let results = await Self.fifty(CourierClient(transport: transport), Endpoint(name: "me", module: module, path: "/auth/me"))
                 for result in results {
                     guard case .failure(let error as CourierError) = result else {
                         Issue.record("expected an authentication failure, got \(result)")
@@ -121,7 +121,7 @@ import Testing
             // No Authorization header at all: 401 with a bare `Bearer realm` challenge, not invalid_token.
             let module = APIModule(name: "me", service: api.service)
             let error = try await #require(throws: CourierError.self) {
-                try await Client().send(Endpoint(name: "me", module: module, path: "/auth/me"))
+                try await CourierClient().send(Endpoint(name: "me", module: module, path: "/auth/me"))
             }
             #expect(error.code == .unauthorized)
         }

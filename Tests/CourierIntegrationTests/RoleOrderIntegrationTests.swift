@@ -32,7 +32,7 @@ import Testing
                     BearerAuth(store: tokens),
                 ]
                 // The cache is registered globally, as its own doc example does.
-                let client = Client(transport: transport, configuration: .init(interceptors: [CacheInterceptor()]))
+                let client = CourierClient(transport: transport, configuration: .init(interceptors: [CacheInterceptor()]))
                 var endpoint = Endpoint(name: "me", module: module, path: "/echo")
                 endpoint.cachePolicy = .normal(ttl: .seconds(600))
 
@@ -63,7 +63,7 @@ import Testing
             let tokens = CredentialStore(credential: Credential(accessToken: "alpha")) { _ in Credential(accessToken: "x") }
             var module = APIModule(name: "profile", service: api.service)
             module.interceptors = [BearerAuth(store: tokens)]
-            let client = Client(configuration: .init(interceptors: [CacheInterceptor()]))
+            let client = CourierClient(configuration: .init(interceptors: [CacheInterceptor()]))
             var endpoint = Endpoint(name: "me", module: module, path: "/echo")
             endpoint.cachePolicy = .normal(ttl: .seconds(600))
             _ = try await client.send(endpoint)
@@ -82,10 +82,10 @@ import Testing
         await gone.stop()
         try await kind.run { transport in
             try await withDemoServer { server, _ in
-                let service = Service(name: "api", baseURLs: [.release: [deadURL, server.baseURL]], environment: .release)
+                let service = APIService(name: "api", baseURLs: [.release: [deadURL, server.baseURL]], environment: .release)
                 let module = APIModule(name: "user", service: service)
                 let failover = FailoverInterceptor()
-                let client = Client(
+                let client = CourierClient(
                     transport: transport,
                     configuration: .init(interceptors: [RetryInterceptor(), failover], defaultTimeout: .seconds(20)))
                 let reply = try await client.send(Endpoint(name: "user", module: module, path: "/users/1"),
@@ -106,7 +106,7 @@ import Testing
         try await kind.run { transport in
             try await withDemoServer { _, api in
                 let outcomes = Outcomes()
-                let client = Client(
+                let client = CourierClient(
                     transport: transport,
                     configuration: .init(interceptors: [LifecycleInterceptor(observers: [outcomes])]))
                 _ = try await client.send(api.user(id: 1))

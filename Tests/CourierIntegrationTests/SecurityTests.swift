@@ -15,7 +15,7 @@ final class WireTap: Transport {
         var responseBody: Data
     }
 
-    private let inner = URLSessionTransport()
+    private let inner = FoundationTransport()
     private let recorded = Locked<[Exchange]>([])
     private let tamper: Bool
 
@@ -37,7 +37,7 @@ final class WireTap: Transport {
                    encoding: EnvelopeSealer.Encoding = .binary) async throws {
         try await withDemoServer { _, api in
             let tap = WireTap()
-            let client = Client(transport: tap, configuration: .init(codecs: DemoAPI.codecs))
+            let client = CourierClient(transport: tap, configuration: .init(codecs: DemoAPI.codecs))
             let secure = DemoSecurity.module(api: api, algorithm: algorithm, encoding: encoding)
 
             let user = try await client.send(DemoSecurity.user(id: 3, module: secure, format: format),
@@ -94,11 +94,11 @@ final class WireTap: Transport {
             // The server corrupts its own answer after signing.
             var endpoint = DemoSecurity.user(id: 1, module: secure)
             endpoint.headers[DemoSecurity.tamperField] = "1"
-            let served = try await #require(throws: CourierError.self) { try await Client().send(endpoint) }
+            let served = try await #require(throws: CourierError.self) { try await CourierClient().send(endpoint) }
             #expect(served.code == .signatureInvalid)
             // A man in the middle flips a bit.
             let tapped = try await #require(throws: CourierError.self) {
-                try await Client(transport: WireTap(tamper: true), configuration: .init(codecs: DemoAPI.codecs)).send(DemoSecurity.user(id: 1, module: secure))
+                try await CourierClient(transport: WireTap(tamper: true), configuration: .init(codecs: DemoAPI.codecs)).send(DemoSecurity.user(id: 1, module: secure))
             }
             #expect(tapped.code == .signatureInvalid)
             // Without response signatures the AES-GCM tag catches it.
@@ -106,7 +106,7 @@ final class WireTap: Transport {
             stack.signing?.options.verifiesResponses = false
             let unsignedCheck = APIModule(name: "secure", service: api.service).secured(stack)
             let tag = try await #require(throws: CourierError.self) {
-                try await Client(transport: WireTap(tamper: true), configuration: .init(codecs: DemoAPI.codecs)).send(DemoSecurity.user(id: 1, module: unsignedCheck))
+                try await CourierClient(transport: WireTap(tamper: true), configuration: .init(codecs: DemoAPI.codecs)).send(DemoSecurity.user(id: 1, module: unsignedCheck))
             }
             #expect(tag.code == .decryptionFailed)
             #expect(!String(describing: tag).contains("Ada"))
@@ -119,15 +119,15 @@ final class WireTap: Transport {
             stack.signing = nil
             let unsigned = APIModule(name: "secure", service: api.service).secured(stack)
             let refused = try await #require(throws: CourierError.self) {
-                try await Client().send(DemoSecurity.user(id: 1, module: unsigned))
+                try await CourierClient().send(DemoSecurity.user(id: 1, module: unsigned))
             }
             #expect(refused.code == .unauthorized)
             #expect(refused.message.contains("signatureMissing"))
 
             let tap = WireTap()
-            _ = try await Client(transport: tap, configuration: .init(codecs: DemoAPI.codecs)).send(DemoSecurity.user(id: 1, module: DemoSecurity.module(api: api)))
+            _ = try await CourierClient(transport: tap, configuration: .init(codecs: DemoAPI.codecs)).send(DemoSecurity.user(id: 1, module: DemoSecurity.module(api: api)))
             let captured = try #require(tap.exchanges.first)
-            let (status, body) = try await URLSessionTransport().send(captured.request, body: captured.requestBody,
+            let (status, body) = try await FoundationTransport().send(captured.request, body: captured.requestBody,
                                                                       options: TransportOptions())
             #expect(status.status == .unauthorized)
             #expect(String(decoding: body, as: UTF8.self).contains("replayDetected"))
@@ -141,12 +141,12 @@ final class WireTap: Transport {
             let stale = KeyRing(current: old)
             let module = APIModule(name: "secure", service: api.service).secured(DemoSecurity.stack(keys: stale))
             let error = try await #require(throws: CourierError.self) {
-                try await Client().send(DemoSecurity.user(id: 1, module: module))
+                try await CourierClient().send(DemoSecurity.user(id: 1, module: module))
             }
             #expect(error.code == .unknownKey)
             // Rotated in: the request still goes out under the old key, the answer opens under the new one.
             stale.add(try #require(ring.key(id: "demo-2026-02")))
-            let reply = try await Client().send(DemoSecurity.user(id: 1, module: module), decoding: DemoAPI.UserEnvelope.self)
+            let reply = try await CourierClient().send(DemoSecurity.user(id: 1, module: module), decoding: DemoAPI.UserEnvelope.self)
             #expect(reply.value.data.id == 1)
         }
     }

@@ -43,7 +43,7 @@ import Testing
     @Test(arguments: [HTTPRequest.Method.get, .delete, .post], [ParameterSigning.Order.appended, .sorted])
     func signedParametersVerifyOnTheServer(_ method: HTTPRequest.Method, _ order: ParameterSigning.Order) async throws {
         try await withDemoServer { _, api in
-            let client = Client(transport: URLSessionTransport())
+            let client = CourierClient(transport: FoundationTransport())
             try await Self.check(client, api, method, order)
         }
     }
@@ -53,13 +53,13 @@ import Testing
     func signedParametersVerifyOverAsyncHTTPClient(_ method: HTTPRequest.Method) async throws {
         try await TransportUnderTest.asyncHTTPClient.run { transport in
             try await withDemoServer { _, api in
-                try await Self.check(Client(transport: transport), api, method, .appended)
+                try await Self.check(CourierClient(transport: transport), api, method, .appended)
             }
         }
     }
 
     static func check(
-        _ client: Client, _ api: DemoAPI, _ method: HTTPRequest.Method, _ order: ParameterSigning.Order
+        _ client: CourierClient, _ api: DemoAPI, _ method: HTTPRequest.Method, _ order: ParameterSigning.Order
     ) async throws {
         let endpoint = DemoSecurity.signedEcho(method: method, module: Self.module(api, order: order),
                                                parameters: Self.parameters)
@@ -79,7 +79,7 @@ import Testing
             var module = Self.module(api)
             module.parameterEncoding = ParameterEncoding(arrays: .indexed, objects: .dotted)
             let endpoint = DemoSecurity.signedEcho(module: module, parameters: ["ids": [1, 2], "f": ["a": 2.5]])
-            let reply = try await Client(transport: URLSessionTransport()).send(endpoint)
+            let reply = try await CourierClient(transport: FoundationTransport()).send(endpoint)
             #expect(try Self.echoed(reply) == [["ids[0]", "1"], ["ids[1]", "2"], ["f.a", "2.5"]])
         }
     }
@@ -89,7 +89,7 @@ import Testing
             let module = APIModule(name: "unsigned", service: api.service)
             let endpoint = DemoSecurity.signedEcho(module: module, parameters: ["price": 2.0])
             let error = await #expect(throws: CourierError.self) {
-                try await Client(transport: URLSessionTransport()).send(endpoint)
+                try await CourierClient(transport: FoundationTransport()).send(endpoint)
             }
             #expect(error?.context.status == 401)
         }

@@ -96,7 +96,7 @@ enum TransferSupport {
         return module
     }
 
-    func stats(_ client: Client, _ module: APIModule) async throws -> Value {
+    func stats(_ client: CourierClient, _ module: APIModule) async throws -> Value {
         try await client.send(Endpoint(name: "stats", module: module, path: "/transfers/stats")).value["data"] ?? .null
     }
 
@@ -179,7 +179,7 @@ enum TransferSupport {
                 try await client.download(endpoint, to: destination).reply
             }
             #expect(error.code == .connectionLost)
-            let partial = Client.partialFile(forDownloadTo: destination)
+            let partial = CourierClient.partialFile(forDownloadTo: destination)
             let kept = try #require(TransferSupport.size(of: partial))
             #expect(kept > 0 && kept <= 3 << 20)
             #expect(!FileManager.default.fileExists(atPath: destination.path))
@@ -230,7 +230,7 @@ enum TransferSupport {
                 let destination = folder.appendingPathComponent("restart-\(index).bin")
                 let first = DemoTransfers.pattern(size: size, module: module, drop: 1 << 20, key: "restart-\(transport)-\(index)")
                 _ = try? await client.download(first, to: destination).reply
-                #expect((TransferSupport.size(of: Client.partialFile(forDownloadTo: destination)) ?? 0) > 0)
+                #expect((TransferSupport.size(of: CourierClient.partialFile(forDownloadTo: destination)) ?? 0) > 0)
                 let file = try await client.download(resumeWith, to: destination).reply.value
                 #expect(file.resumedBytes == 0)
                 #expect(file.size == size)
@@ -249,17 +249,17 @@ enum TransferSupport {
             let endpoint = DemoTransfers.pattern(size: size, module: module)
             // A partial file already whole: the 416 says so, and the download completes.
             let whole = folder.appendingPathComponent("whole.bin")
-            try TransferSupport.writePattern(Client.partialFile(forDownloadTo: whole), size: size)
+            try TransferSupport.writePattern(CourierClient.partialFile(forDownloadTo: whole), size: size)
             try Data("\"pattern-\(size)\"".utf8).write(to: folder.appendingPathComponent("whole.bin.part.resume"))
             let done = try await client.download(endpoint, to: whole).reply.value
             #expect(done.size == size && done.resumedBytes == size)
             // A partial file longer than the server's: 416, discarded, and the next call starts over.
             let stale = folder.appendingPathComponent("stale.bin")
-            try TransferSupport.writePattern(Client.partialFile(forDownloadTo: stale), size: size + 10)
+            try TransferSupport.writePattern(CourierClient.partialFile(forDownloadTo: stale), size: size + 10)
             try Data("\"pattern-\(size)\"".utf8).write(to: folder.appendingPathComponent("stale.bin.part.resume"))
             let error = try await #require(throws: CourierError.self) { try await client.download(endpoint, to: stale).reply }
             #expect(error.code == .rangeNotSatisfiable)
-            #expect(!FileManager.default.fileExists(atPath: Client.partialFile(forDownloadTo: stale).path))
+            #expect(!FileManager.default.fileExists(atPath: CourierClient.partialFile(forDownloadTo: stale).path))
             let fresh = try await client.download(endpoint, to: stale).reply.value
             #expect(fresh.size == size && fresh.resumedBytes == 0)
         }
@@ -277,7 +277,7 @@ enum TransferSupport {
             #expect(error.code == .notFound)
             #expect(error.detail == "The server said: no such file")
             #expect(!FileManager.default.fileExists(atPath: destination.path))
-            #expect(!FileManager.default.fileExists(atPath: Client.partialFile(forDownloadTo: destination).path))
+            #expect(!FileManager.default.fileExists(atPath: CourierClient.partialFile(forDownloadTo: destination).path))
             // Without the common parameter the server answers 400, decoded the same way.
             let bare = APIModule(name: "bare", service: api.service)
             let refused = try await #require(throws: CourierError.self) {
@@ -292,10 +292,10 @@ enum TransferSupport {
     func endlessAndOversizedDownloadsStopAtTheirLimit(_ transport: TransportUnderTest) async throws {
         try await transport.run { transport in
             try await HostileServer.with { server in
-                let client = Client(transport: transport)
+                let client = CourierClient(transport: transport)
                 let folder = TransferSupport.folder()
                 defer { try? FileManager.default.removeItem(at: folder) }
-                let module = APIModule(name: "hostile", service: Service(name: "hostile", baseURL: server.baseURL))
+                let module = APIModule(name: "hostile", service: APIService(name: "hostile", baseURL: server.baseURL))
                 for path in ["/endless", "/huge-length"] {
                     let destination = folder.appendingPathComponent("endless.bin")
                     let error = try await #require(throws: CourierError.self) {
@@ -303,7 +303,7 @@ enum TransferSupport {
                                                   maximumSize: 4 << 20).reply
                     }
                     #expect(error.code == .responseTooLarge, "\(path)")
-                    #expect((TransferSupport.size(of: Client.partialFile(forDownloadTo: destination)) ?? 0) <= 4 << 20)
+                    #expect((TransferSupport.size(of: CourierClient.partialFile(forDownloadTo: destination)) ?? 0) <= 4 << 20)
                 }
             }
         }
@@ -351,7 +351,7 @@ enum TransferSupport {
             #expect(client.cancelAll(module: "transfers") == 1)
             let error = try await #require(throws: CourierError.self) { try await call.reply }
             #expect(error.code == .cancelled)
-            let kept = try #require(TransferSupport.size(of: Client.partialFile(forDownloadTo: destination)))
+            let kept = try #require(TransferSupport.size(of: CourierClient.partialFile(forDownloadTo: destination)))
             #expect(kept >= 4 << 20 && kept < size)
         }
     }

@@ -65,9 +65,9 @@ import Testing
 
     @Test func theBoundedConfigurationStopsAGzipBombAtItsDecompressionLimit() async throws {
         try await HostileServer.with { server in
-            let configuration = AsyncHTTPClientTransport.boundedConfiguration(maximumResponseSize: 1 << 20)
+            let configuration = HTTPClientTransport.boundedConfiguration(maximumResponseSize: 1 << 20)
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-            let transport = AsyncHTTPClientTransport(client: client)
+            let transport = HTTPClientTransport(client: client)
             // The transport's own limit is far above the client's: the decompression limit ends the call.
             let outcome: Result<CourierError, any Error>
             do {
@@ -97,12 +97,12 @@ import Testing
     /// AsyncHTTPClient follows no redirect: it hands over the `302`, whose endless body fails as too large
     /// (or the deadline ends the call).
     ///
-    /// Not run on `URLSessionTransport`: FoundationNetworking buffers a 301–308 body out of the delegate's
+    /// Not run on `FoundationTransport`: FoundationNetworking buffers a 301–308 body out of the delegate's
     /// sight (copying the buffer on every chunk) and, while the server floods it, never lets the task's
     /// cancellation onto its work queue, which every session in the process shares — the call ends at its
     /// deadline, but the transfer would starve every later URLSession call of this test process. The CLI's
     /// test (`CLIArgumentTests.theTimeoutEndsTheToolWhateverTheServerSends`) covers that transport in a
-    /// process of its own; the limitation is documented on `URLSessionTransport`.
+    /// process of its own; the limitation is documented on `FoundationTransport`.
     @Test(arguments: [TransportUnderTest.asyncHTTPClient, .asyncHTTPClientShared])
     func anEndlessRedirectBodyEndsByTheDeadline(_ kind: TransportUnderTest) async throws {
         try await HostileServer.with { server in
@@ -134,7 +134,7 @@ import Testing
         try await HostileServer.with { server in
             // The deadline is far beyond the suite's time limit: a stalled challenge fails the test.
             try await kind.withClient(.init(defaultTimeout: .seconds(600))) { client in
-                let module = APIModule(name: "hostile", service: Service(name: "hostile", baseURL: server.baseURL))
+                let module = APIModule(name: "hostile", service: APIService(name: "hostile", baseURL: server.baseURL))
                 let error = try await #require(throws: CourierError.self) {
                     try await client.send(Endpoint(name: "challenge", module: module, path: challenge.path))
                 }

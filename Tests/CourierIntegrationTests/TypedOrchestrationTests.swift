@@ -28,7 +28,7 @@ import Testing
     func aHeterogeneousBatchReturnsEachMembersType(_ kind: TransportUnderTest) async throws {
         try await kind.run { transport in
             try await withDemoServer { _, api in
-                let client = Client(transport: transport)
+                let client = CourierClient(transport: transport)
                 let (user, count, raw) = try await client.batch(
                     (api.user(id: 1), DemoAPI.UserEnvelope.self),
                     (Endpoint(name: "count", module: Self.module(api), path: "/layer/count/batch"), Envelope<Count>.self),
@@ -46,7 +46,7 @@ import Testing
 
     @Test func aHeterogeneousBatchFailsFastAndNamesTheMember() async throws {
         try await withDemoServer { server, api in
-            let client = Client()
+            let client = CourierClient()
             let error = try await #require(throws: CourierError.self) {
                 _ = try await client.batch(
                     (Endpoint(name: "slow", module: Self.module(api), path: "/delay/3000"), Value.self),
@@ -60,7 +60,7 @@ import Testing
 
     @Test func aTypedBatchOfOneType() async throws {
         try await withDemoServer { _, api in
-            let batch = Client().batch([api.user(id: 3), api.user(id: 4)], decoding: DemoAPI.UserEnvelope.self)
+            let batch = CourierClient().batch([api.user(id: 3), api.user(id: 4)], decoding: DemoAPI.UserEnvelope.self)
             let replies = try await batch.replies
             #expect(replies.map(\.value.data.id) == [3, 4])
         }
@@ -68,7 +68,7 @@ import Testing
 
     @Test func typedGroupsKeepEveryResult() async throws {
         try await withDemoServer { _, api in
-            let client = Client()
+            let client = CourierClient()
             let (found, missing) = await client.group(
                 (api.user(id: 5), DemoAPI.UserEnvelope.self), (api.user(id: 404404), DemoAPI.UserEnvelope.self))
             let foundReply = try found.get()
@@ -84,7 +84,7 @@ import Testing
     @Test func aTypedChainBuildsEachStepFromTheLastTypedReply() async throws {
         try await withDemoServer { _, api in
             let module = Self.module(api)
-            let running = Client().chain { chain in
+            let running = CourierClient().chain { chain in
                 let page = try await chain.step(
                     Endpoint(name: "items", module: module, path: "/layer/items", query: [QueryItem("limit", "3")]),
                     decoding: Envelope<Page>.self)
@@ -96,7 +96,7 @@ import Testing
             #expect(name == "item-3")
             #expect(id == 3)
 
-            let failing = Client().chain { chain in
+            let failing = CourierClient().chain { chain in
                 _ = try await chain.step(api.user(id: 1))
                 return try await chain.step(api.user(id: 404404), decoding: DemoAPI.UserEnvelope.self).value
             }
@@ -123,7 +123,7 @@ import Testing
             default: .cursor(path: "data.next_cursor")
             }
             let layout = Pager<Item>.Layout(totalPath: strategy == "cursors" ? nil : "data.total")
-            let pager = Pager(client: Client(), pageSize: 20, decoding: Item.self, layout: layout, paging: paging) { request in
+            let pager = Pager(client: CourierClient(), pageSize: 20, decoding: Item.self, layout: layout, paging: paging) { request in
                 switch strategy {
                 case "pages": Self.itemsEndpoint(api, [QueryItem("page", "\(request.page)"), QueryItem("size", "\(request.size)")])
                 case "offsets": Self.itemsEndpoint(api, [QueryItem("offset", "\(request.offset)"), QueryItem("limit", "\(request.size)")])
@@ -151,7 +151,7 @@ import Testing
 
     @Test func overlappingLoadMoreCallsShareOneRequest() async throws {
         try await withDemoServer { server, api in
-            let pager = Pager(client: Client(), pageSize: 10, decoding: Item.self, paging: .cursor(path: "data.next_cursor")) {
+            let pager = Pager(client: CourierClient(), pageSize: 10, decoding: Item.self, paging: .cursor(path: "data.next_cursor")) {
                 Self.itemsEndpoint(api, [QueryItem("cursor", $0.cursor ?? ""), QueryItem("limit", "\($0.size)")])
             }
             try await pager.refresh()
@@ -177,7 +177,7 @@ import Testing
 
     @Test func theReadmeSnippetRuns() async throws {
         try await withDemoServer { _, api in
-            let client = Client()
+            let client = CourierClient()
             let users = api.users
             let layer = APIModule(name: "layer", service: api.service)
             @Sendable func user(_ id: Int64) -> Endpoint { Endpoint(name: "getUser", module: users, path: "/users/\(id)") }

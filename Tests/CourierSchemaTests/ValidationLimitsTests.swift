@@ -473,23 +473,23 @@ import Testing
         let uri = try registry.add(["items": ["type": "integer"]], uri: "https://courier.example/t/stage.json")
         var options = CompiledSchema.Options()
         options.maximumSteps = 100
-        let service = Service(name: "api", baseURL: try #require(URL(string: "http://api.test")))
+        let service = APIService(name: "api", baseURL: try #require(URL(string: "http://api.test")))
         let module = APIModule(
             name: "m", service: service,
             interceptors: [SchemaValidation(registry: registry, options: options, defaultSchema: uri)])
         let endpoint = Endpoint(name: "list", module: module, path: "/list")
         let many = "[" + (0..<1_000).map(String.init).joined(separator: ",") + "]"
         let error = try await #require(throws: CourierError.self) {
-            try await Client(transport: FixedTransport(json: many)).send(endpoint)
+            try await CourierClient(transport: FixedTransport(json: many)).send(endpoint)
         }
         #expect(error.code == .validationLimitExceeded)
         #expect(error.detail?.contains(uri) == true)
         #expect(error.detail?.contains("maximumSteps") == true, "\(error.detail ?? "")")
         let invalid = try await #require(throws: CourierError.self) {
-            try await Client(transport: FixedTransport(json: #"[1, "two"]"#)).send(endpoint)
+            try await CourierClient(transport: FixedTransport(json: #"[1, "two"]"#)).send(endpoint)
         }
         #expect(invalid.code == .schemaViolation)
-        let reply = try await Client(transport: FixedTransport(json: "[1, 2]")).send(endpoint)
+        let reply = try await CourierClient(transport: FixedTransport(json: "[1, 2]")).send(endpoint)
         #expect(reply.value == [1, 2])
     }
 }

@@ -30,7 +30,7 @@ import Testing
         }
     }
 
-    static func sendConcurrently(_ client: Client, _ endpoint: Endpoint, count: Int = 50)
+    static func sendConcurrently(_ client: CourierClient, _ endpoint: Endpoint, count: Int = 50)
         async -> [Result<Reply<Value>, CourierError>]
     {
         await withTaskGroup(of: Result<Reply<Value>, CourierError>.self) { group in
@@ -53,7 +53,7 @@ import Testing
         let refreshes = Counter()
         let store = Self.store(refreshes: refreshes)
         let transport = Self.server(valid: { "fresh-token" })
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         let endpoint = makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me")
         let results = await Self.sendConcurrently(client, endpoint)
         #expect(results.count == 50)
@@ -72,7 +72,7 @@ import Testing
     @Test func failedRefreshFailsAllFiftyWithAuthentication() async throws {
         let refreshes = Counter()
         let store = Self.store(refreshes: refreshes, fails: true)
-        let client = Client(transport: Self.server(valid: { "fresh-token" }))
+        let client = CourierClient(transport: Self.server(valid: { "fresh-token" }))
         let endpoint = makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me")
         let results = await Self.sendConcurrently(client, endpoint)
         #expect(results.count == 50)
@@ -95,7 +95,7 @@ import Testing
         options.expiryCodes = [40101]
         let module = makeModule([BearerAuth(store: store, options: options)],
                                 rule: moduleHasRule ? BusinessRule() : nil)
-        let client = Client(transport: Self.server(valid: { "fresh-token" }, businessCode: true))
+        let client = CourierClient(transport: Self.server(valid: { "fresh-token" }, businessCode: true))
         let results = await Self.sendConcurrently(client, makeEndpoint(module, method: .get, path: "/me"))
         for result in results { #expect(try result.get().value["data"] == "hello") }
         #expect(refreshes.count == 1)
@@ -105,7 +105,7 @@ import Testing
         let refreshes = Counter()
         let store = Self.store(refreshes: refreshes)
         let transport = Self.server(valid: { "fresh-token" })
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         var endpoint = makeEndpoint(makeModule([BearerAuth(store: store)]), method: .post, path: "/upload")
         endpoint.isReplayable = false
         let error = await #expect(throws: CourierError.self) { try await client.send(endpoint) }
@@ -122,7 +122,7 @@ import Testing
         let refreshes = Counter()
         let store = Self.store(refreshes: refreshes)
         let transport = Self.server(valid: { "never-valid" })
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         let error = await #expect(throws: CourierError.self) {
             try await client.send(makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me"))
         }
@@ -137,7 +137,7 @@ import Testing
             return Credential(accessToken: "fresh-token", expiresAt: Date(timeIntervalSinceNow: 3600))
         }
         let transport = Self.server(valid: { "fresh-token" })
-        _ = try await Client(transport: transport).send(
+        _ = try await CourierClient(transport: transport).send(
             makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me"))
         #expect(transport.requests.map { $0.head.headerFields[.authorization] } == ["Bearer fresh-token"])
         #expect(refreshes.count == 1)
@@ -147,12 +147,12 @@ import Testing
         let store = CredentialStore(credential: nil) { _ in Credential(accessToken: "x") }
         let transport = Self.server(valid: { "x" })
         let error = await #expect(throws: CourierError.self) {
-            try await Client(transport: transport).send(makeEndpoint(makeModule([BearerAuth(store: store)])))
+            try await CourierClient(transport: transport).send(makeEndpoint(makeModule([BearerAuth(store: store)])))
         }
         #expect(error?.code == .authentication)
         #expect(transport.requests.isEmpty)
         await store.update(Credential(accessToken: "x"))
-        _ = try await Client(transport: transport).send(makeEndpoint(makeModule([BearerAuth(store: store)])))
+        _ = try await CourierClient(transport: transport).send(makeEndpoint(makeModule([BearerAuth(store: store)])))
     }
 
     @Test func a401WithoutAnInvalidTokenChallengeIsAPlainHTTPError() async throws {
@@ -168,7 +168,7 @@ import Testing
                 return (response, body)
             }
             let error = await #expect(throws: CourierError.self) {
-                try await Client(transport: transport).send(makeEndpoint(makeModule([BearerAuth(store: store)])))
+                try await CourierClient(transport: transport).send(makeEndpoint(makeModule([BearerAuth(store: store)])))
             }
             #expect(error?.code == .unauthorized)
             #expect(transport.requests.count == 1)
@@ -181,7 +181,7 @@ import Testing
             head.headerFields[.authorization] == "Bearer fresh-token"
                 ? jsonResponse(.ok, #"{"code":0,"data":"hello"}"#) : jsonResponse(.unauthorized, "{}")
         }
-        let reply = try await Client(transport: bare).send(
+        let reply = try await CourierClient(transport: bare).send(
             makeEndpoint(makeModule([BearerAuth(store: store, options: options)])))
         #expect(reply.value["data"] == "hello")
         #expect(refreshes.count == 1)
@@ -206,7 +206,7 @@ import Testing
         }
         let transport = Self.server(valid: { "fresh-token" })
         let endpoint = makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me")
-        let results = await Self.sendConcurrently(Client(transport: transport), endpoint)
+        let results = await Self.sendConcurrently(CourierClient(transport: transport), endpoint)
         #expect(results.count == 50)
         for result in results { #expect(try result.get().value["data"] == "hello") }
         #expect(refreshes.count == 1)
@@ -232,7 +232,7 @@ import Testing
         ) { _ in throw CourierError(.http(status: 400), detail: "refresh token revoked") }
         let transport = Self.server(valid: { "fresh-token" })
         let endpoint = makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me")
-        let results = await Self.sendConcurrently(Client(transport: transport), endpoint)
+        let results = await Self.sendConcurrently(CourierClient(transport: transport), endpoint)
         for result in results {
             guard case .failure(let error) = result else {
                 Issue.record("a call succeeded")
@@ -245,7 +245,7 @@ import Testing
         #expect(logins.count == 1)
         #expect(transport.requests.count == 50)     // each call sent once: no replay, no loop
         // A later call with the same rejected token fails at once within the cooldown.
-        _ = await Self.sendConcurrently(Client(transport: transport), endpoint, count: 5)
+        _ = await Self.sendConcurrently(CourierClient(transport: transport), endpoint, count: 5)
         #expect(logins.count == 1)
     }
 
@@ -259,7 +259,7 @@ import Testing
         }) { _ in Credential(accessToken: "unused") }
         let transport = Self.server(valid: { "fresh-token" })
         let endpoint = makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me")
-        let results = await Self.sendConcurrently(Client(transport: transport), endpoint, count: 20)
+        let results = await Self.sendConcurrently(CourierClient(transport: transport), endpoint, count: 20)
         for result in results { #expect(try result.get().value["data"] == "hello") }
         #expect(logins.count == 1)
         #expect(transport.requests.count == 20)
@@ -309,7 +309,7 @@ import Testing
         options.expiryCodes = [40101]                                            // "token expired" in the body
         users.interceptors.append(BearerAuth(store: tokens, options: options))
         // README: end
-        let reply = try await Client(transport: AuthTests.server(valid: { "fresh-token" }))
+        let reply = try await CourierClient(transport: AuthTests.server(valid: { "fresh-token" }))
             .send(makeEndpoint(users, method: .get, path: "/me"))
         #expect(reply.value["data"] == "hello")
         #expect(await tokens.reLoginCount == 1)

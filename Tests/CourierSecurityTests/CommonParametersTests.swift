@@ -21,7 +21,7 @@ import CourierSecurity
 
     static func send(_ endpoint: Endpoint, codecs: CodecSet = .standard) async throws -> (HTTPRequest, Data?) {
         let transport = InMemoryTransport.successful()
-        _ = try await Client(transport: transport, configuration: .init(codecs: codecs)).send(endpoint)
+        _ = try await CourierClient(transport: transport, configuration: .init(codecs: codecs)).send(endpoint)
         let request = try #require(transport.requests.first)
         return (request.head, request.body)
     }
@@ -147,7 +147,7 @@ import CourierSecurity
             .timestamp("ts", now: { time.now }), .requestID("request_id"), .callID("call"),
         ])])
         let transport = InMemoryTransport.successful()
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         _ = try await client.send(makeEndpoint(module, method: .get))
         time.advance(by: 5)
         _ = try await client.send(makeEndpoint(module, method: .get))

@@ -131,7 +131,7 @@ import CourierSecurity
         var endpoint = makeEndpoint(makeModule(extra + stages(order: order, placement: placement, time: time)),
                                     method: method, path: "/pay", query: query, body: payload)
         endpoint.requestFormat = format
-        let reply = try await Client(transport: transport).send(endpoint)
+        let reply = try await CourierClient(transport: transport).send(endpoint)
         #expect(reply.metadata.status == .ok)
         let request = try #require(transport.requests.first)
         return (try #require(received.all.first), request.head, request.body)
@@ -213,7 +213,7 @@ import CourierSecurity
         let endpoint = makeEndpoint(module, method: .get, path: "/pay",
                                     body: ["ids": [1, 2], "f": ["a": ["b": true]], "none": .null])
         let transport = Self.server(received, time: time)
-        _ = try await Client(transport: transport).send(endpoint)
+        _ = try await CourierClient(transport: transport).send(endpoint)
         #expect(transport.requests.first?.head.path?.hasPrefix("/pay?ids=1&ids=2&f.a.b=true&none=&timestamp=") == true)
         #expect(Array(try #require(received.all.first).prefix(4))
             == [QueryItem("ids", "1"), QueryItem("ids", "2"), QueryItem("f.a.b", "true"), QueryItem("none", "")])
@@ -237,7 +237,7 @@ import CourierSecurity
         let stages = Self.stages(order: .appended, time: time)
         let endpoint = makeEndpoint(makeModule([stages[0], Rewrite(), stages[1]]),
                                     method: .get, path: "/pay", body: ["price": 2.0])
-        let error = await #expect(throws: CourierError.self) { try await Client(transport: server).send(endpoint) }
+        let error = await #expect(throws: CourierError.self) { try await CourierClient(transport: server).send(endpoint) }
         #expect(error?.context.status == 403)
     }
 }

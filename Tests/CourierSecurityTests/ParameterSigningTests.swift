@@ -43,7 +43,7 @@ import CourierSecurity
         let transport = Self.verifyingServer()
         let endpoint = makeEndpoint(makeModule([stage]), method: .get, path: "/pay",
                                     query: [QueryItem("mch_id", "10000100"), QueryItem("appid", "wxd930ea5d5a258f4f")])
-        _ = try await Client(transport: transport).send(endpoint)
+        _ = try await CourierClient(transport: transport).send(endpoint)
         let path = try #require(transport.requests.first?.head.path)
         let names = QueryItem.decode(String(path.split(separator: "?")[1])).map(\.name)
         #expect(names == (order == .appended
@@ -62,7 +62,7 @@ import CourierSecurity
         let endpoint = makeEndpoint(makeModule([stage]), method: .post, path: "/pay",
                                     query: [QueryItem("appid", "wxd930ea5d5a258f4f")],
                                     body: ["body": "test", "total_fee": 1, "device_info": "1000"])
-        let reply = try await Client(transport: transport).send(endpoint)
+        let reply = try await CourierClient(transport: transport).send(endpoint)
         #expect(reply.metadata.status == .ok)
         let body = try JSONCodec().decode(try #require(transport.requests.first?.body), hints: CodingHints())
         #expect(body["sign"]?.stringValue?.count == 32)
@@ -76,7 +76,7 @@ import CourierSecurity
         var stack = SecurityStack()
         stack.commonParameters = common
         stack.parameterSigning = stage
-        _ = try await Client(transport: transport).send(makeEndpoint(makeModule().secured(stack), method: .get))
+        _ = try await CourierClient(transport: transport).send(makeEndpoint(makeModule().secured(stack), method: .get))
         #expect(transport.requests.first?.head.path?.contains("app_key=12345") == true)
     }
 

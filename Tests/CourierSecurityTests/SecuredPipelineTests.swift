@@ -6,7 +6,7 @@ import Logging
 import Testing
 import CourierSecurity
 
-/// The whole stack through `Client` + `InMemoryTransport`, whose handler plays the server with the public
+/// The whole stack through `CourierClient` + `InMemoryTransport`, whose handler plays the server with the public
 /// server-side API (`SignatureVerifier`, `EnvelopeSealer`).
 @Suite struct SecuredPipelineTests {
     static let signingKey = SigningKey(id: "app-2026", secret: "S1GN-secret-do-not-print")
@@ -56,7 +56,7 @@ import CourierSecurity
     func signedEncryptedRoundTrip(_ algorithm: EnvelopeSealer.Algorithm, _ encoding: EnvelopeSealer.Encoding) async throws {
         let setup = try Self.setup(algorithm: algorithm, encoding: encoding)
         let transport = Self.echo(setup.server)
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         let endpoint = makeEndpoint(makeModule().secured(setup.stack), body: ["card": "4111-PLAINTEXT"])
         let reply = try await client.send(endpoint, options: CallOptions(trace: true))
         #expect(reply.value["data"]?["card"] == "4111-PLAINTEXT")
@@ -85,7 +85,7 @@ import CourierSecurity
             Credential(accessToken: "u")
         })
         stack.parameterSigning = ParameterSigning(signer: ParameterSigner(secret: "p"))
-        let client = Client(transport: InMemoryTransport.successful())
+        let client = CourierClient(transport: InMemoryTransport.successful())
         let names = client.pipeline(for: makeEndpoint(makeModule().secured(stack))).stageNames
         #expect(names == SecurityStack.order)
     }
@@ -93,7 +93,7 @@ import CourierSecurity
     @Test func bodilessGETStillGetsAnEncryptedSignedAnswer() async throws {
         let setup = try Self.setup()
         let transport = Self.echo(setup.server)
-        let reply = try await Client(transport: transport).send(
+        let reply = try await CourierClient(transport: transport).send(
             makeEndpoint(makeModule().secured(setup.stack), method: .get, path: "/v1/me"))
         #expect(reply.value["code"] == 0)
         #expect(transport.requests.first?.body == nil)
@@ -106,7 +106,7 @@ import CourierSecurity
         setup.ring.rotate(to: try EncryptionKey(id: "2026-02", key: SymmetricKey(size: .bits256)))
         setup.serverRing.add(setup.ring.current)
         let transport = Self.echo(setup.server)
-        let reply = try await Client(transport: transport).send(
+        let reply = try await CourierClient(transport: transport).send(
             makeEndpoint(makeModule().secured(setup.stack), body: ["x": 1]))
         #expect(reply.value["data"]?["x"] == 1)
         #expect(transport.requests.first?.head.headerFields[HTTPField.Name("X-Courier-Encryption")!] == "aes-256-gcm; kid=2026-02")
@@ -117,7 +117,7 @@ import CourierSecurity
         let setup = try Self.setup(verifiesResponses: verifiesResponses)
         let transport = Self.echo(setup.server) { _, body in body[body.count - 20] ^= 0x01 }
         let error = await #expect(throws: CourierError.self) {
-            try await Client(transport: transport).send(makeEndpoint(makeModule().secured(setup.stack), body: ["x": 1]))
+            try await CourierClient(transport: transport).send(makeEndpoint(makeModule().secured(setup.stack), body: ["x": 1]))
         }
         // With response signatures the signature check (inner stage) catches it first; without, the GCM tag.
         #expect(error?.code == (verifiesResponses ? .signatureInvalid : .decryptionFailed))
@@ -128,14 +128,14 @@ import CourierSecurity
         let setup = try Self.setup()
         let unsigned = Self.echo(setup.server) { head, _ in head.headerFields[HTTPField.Name("X-Courier-Signature")!] = nil }
         let missing = await #expect(throws: CourierError.self) {
-            try await Client(transport: unsigned).send(makeEndpoint(makeModule().secured(setup.stack)))
+            try await CourierClient(transport: unsigned).send(makeEndpoint(makeModule().secured(setup.stack)))
         }
         #expect(missing?.code == .signatureMissing)
 
         var plain = setup.stack
         plain.signing = nil
         let error = await #expect(throws: CourierError.self) {
-            try await Client(transport: InMemoryTransport.successful()).send(makeEndpoint(makeModule().secured(plain)))
+            try await CourierClient(transport: InMemoryTransport.successful()).send(makeEndpoint(makeModule().secured(plain)))
         }
         #expect(error?.code == .decryptionFailed)
     }
@@ -143,7 +143,7 @@ import CourierSecurity
     @Test func capturedRequestReplayedToTheServerIsRejected() async throws {
         let setup = try Self.setup()
         let transport = Self.echo(setup.server)
-        _ = try await Client(transport: transport).send(makeEndpoint(makeModule().secured(setup.stack), body: ["x": 1]))
+        _ = try await CourierClient(transport: transport).send(makeEndpoint(makeModule().secured(setup.stack), body: ["x": 1]))
         let captured = try #require(transport.requests.first)
         let verifier = try #require(setup.server.verifier)
         let error = #expect(throws: CourierError.self) { try verifier.verify(captured.head, body: captured.body) }
@@ -157,7 +157,7 @@ import CourierSecurity
         var setup = try Self.setup()
         setup.stack.signing?.now = { Date(timeIntervalSinceNow: -3600) }
         let error = await #expect(throws: CourierError.self) {
-            try await Client(transport: Self.echo(setup.server)).send(makeEndpoint(makeModule().secured(setup.stack)))
+            try await CourierClient(transport: Self.echo(setup.server)).send(makeEndpoint(makeModule().secured(setup.stack)))
         }
         #expect(error?.code == .unauthorized)
         #expect(error?.message.contains("staleTimestamp") == true)
@@ -178,7 +178,7 @@ import CourierSecurity
                     ? (.ok, ["code": 0, "data": "ok"]) : (.unauthorized, ["code": 401])
             }
         }
-        let reply = try await Client(transport: transport).send(makeEndpoint(makeModule().secured(setup.stack), body: ["x": 1]))
+        let reply = try await CourierClient(transport: transport).send(makeEndpoint(makeModule().secured(setup.stack), body: ["x": 1]))
         #expect(reply.value["data"] == "ok")
         #expect(refreshes.count == 1)
         let nonces = transport.requests.map { $0.head.headerFields[HTTPField.Name("X-Courier-Nonce")!] }
@@ -204,7 +204,7 @@ import CourierSecurity
                     : (.unauthorized, ["code": 401])
             }
         }
-        let client = Client(transport: transport, configuration: .init(logger: logger))
+        let client = CourierClient(transport: transport, configuration: .init(logger: logger))
         let module = makeModule().secured(setup.stack)
         let reply = try await client.send(makeEndpoint(module, body: ["card": "4111-PLAINTEXT-999"]),
                                           options: CallOptions(trace: true))
@@ -216,7 +216,7 @@ import CourierSecurity
             data[data.count - 1] ^= 0x80
             return (response, data)
         }
-        let failing = Client(transport: tampering, configuration: .init(logger: logger))
+        let failing = CourierClient(transport: tampering, configuration: .init(logger: logger))
         let error = await #expect(throws: CourierError.self) {
             try await failing.send(makeEndpoint(module, body: ["card": "4111-PLAINTEXT-999"]), options: CallOptions(trace: true))
         }

@@ -16,7 +16,7 @@ func hex<D: Sequence>(_ data: D) -> String where D.Element == UInt8 {
     data.map { String(format: "%02x", $0) }.joined()
 }
 
-let testService = Service(name: "api", baseURL: URL(string: "http://api.example.test")!)
+let testService = APIService(name: "api", baseURL: URL(string: "http://api.example.test")!)
 
 func makeModule(_ interceptors: [any Interceptor] = [], rule: BusinessRule? = nil) -> APIModule {
     APIModule(name: "secure", service: testService, interceptors: interceptors, businessRule: rule)

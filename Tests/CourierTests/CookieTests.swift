@@ -194,11 +194,11 @@ import Testing
             let cookie = request.headerFields[.cookie] ?? ""
             return (head, Data(#"{"cookie":"\#(cookie)"}"#.utf8))
         }
-        let service = Service(name: "s", baseURL: Self.url("http://api.test"))
+        let service = APIService(name: "s", baseURL: Self.url("http://api.test"))
         let a = APIModule(name: "a", service: service, headers: [.userAgent: "A"], interceptors: [CookieJar()])
         let b = APIModule(name: "b", service: service, headers: [.userAgent: "B"], interceptors: [CookieJar()])
         let bare = APIModule(name: "bare", service: service)
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         _ = try await client.send(Endpoint(name: "login", module: a, path: "/login"))
         _ = try await client.send(Endpoint(name: "login", module: b, path: "/login"))
         #expect(try await client.send(Endpoint(name: "me", module: a, path: "/me")).value["cookie"]?.stringValue == "sid=A")
@@ -216,10 +216,10 @@ import Testing
             return (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
                     Data(#"{"cookie":"\#(cookie)"}"#.utf8))
         }
-        let module = APIModule(name: "m", service: Service(name: "s", baseURL: Self.url("http://api.test")),
+        let module = APIModule(name: "m", service: APIService(name: "s", baseURL: Self.url("http://api.test")),
                                interceptors: [CookieJar()])
         let endpoint = Endpoint(name: "login", module: module, method: .post, path: "/login")
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         let reply = try await client.send(endpoint)
         #expect(reply.value["cookie"]?.stringValue == "sid=42")
         #expect(client.pipeline(for: endpoint).stageNames == [

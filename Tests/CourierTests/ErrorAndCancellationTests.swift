@@ -31,7 +31,7 @@ import Testing
     func httpStatusesMapToCodes(status: Int, code: CourierError.Code) async throws {
         let transport = InMemoryTransport { _, _ in jsonResponse(#"{"message":"nope"}"#, status: .init(code: status)) }
         let endpoint = Endpoint(name: "e", module: APIModule(name: "m", service: service), path: "/x")
-        let error = try await #require(throws: CourierError.self) { try await Client(transport: transport).send(endpoint) }
+        let error = try await #require(throws: CourierError.self) { try await CourierClient(transport: transport).send(endpoint) }
         #expect(error.code == code)
         #expect(error.context.status == status)
         #expect(error.context.module == "m")
@@ -45,7 +45,7 @@ import Testing
         var module = APIModule(name: "user", service: service)
         module.businessRule = BusinessRule(mapping: UserError.self)
         let error = try await #require(throws: CourierError.self) {
-            try await Client(transport: transport).send(Endpoint(name: "getUser", module: module, path: "/users/1"))
+            try await CourierClient(transport: transport).send(Endpoint(name: "getUser", module: module, path: "/users/1"))
         }
         #expect(error.code == .business)
         #expect(error.business(as: UserError.self) == .userNotFound)
@@ -63,7 +63,7 @@ import Testing
         var module = APIModule(name: "user", service: service)
         module.businessRule = BusinessRule(mapping: UserError.self)
         let error = try await #require(throws: CourierError.self) {
-            try await Client(transport: transport).send(Endpoint(name: "e", module: module, path: "/x"))
+            try await CourierClient(transport: transport).send(Endpoint(name: "e", module: module, path: "/x"))
         }
         #expect(error.code == .business)
         #expect(error.business(as: UserError.self) == nil)
@@ -76,14 +76,14 @@ import Testing
         let transport = InMemoryTransport { _, _ in jsonResponse(#"{"code":0,"data":{"id":1}}"#) }
         var module = APIModule(name: "user", service: service)
         module.businessRule = BusinessRule(mapping: UserError.self)
-        let reply = try await Client(transport: transport).send(Endpoint(name: "e", module: module, path: "/x"))
+        let reply = try await CourierClient(transport: transport).send(Endpoint(name: "e", module: module, path: "/x"))
         #expect(reply.value["data"]?["id"] == 1)
     }
 
     @Test func malformedSuccessBodiesAreDecodingErrors() async throws {
         let transport = InMemoryTransport { _, _ in jsonResponse(#"{"code":0,"#) }
         let error = try await #require(throws: CourierError.self) {
-            try await Client(transport: transport).send(Endpoint(name: "e", module: APIModule(name: "m", service: service), path: "/x"))
+            try await CourierClient(transport: transport).send(Endpoint(name: "e", module: APIModule(name: "m", service: service), path: "/x"))
         }
         #expect(error.category == .decoding)
         #expect(error.context.status == 200)
@@ -95,7 +95,7 @@ import Testing
         struct Envelope: Decodable, Sendable { var code: Int; var data: User }
         let transport = InMemoryTransport { _, _ in jsonResponse(#"{"code":0,"data":{"id":"x","name":"a"}}"#) }
         let error = try await #require(throws: CourierError.self) {
-            try await Client(transport: transport).send(
+            try await CourierClient(transport: transport).send(
                 Endpoint(name: "e", module: APIModule(name: "m", service: service), path: "/x"), decoding: Envelope.self)
         }
         #expect(error.category == .decoding)
@@ -111,7 +111,7 @@ import Testing
         var endpoint = Endpoint(name: "e", module: APIModule(name: "m", service: service), path: "/x")
         endpoint.interceptors = [Tagging(name: "Outer", log: OrderLog()), Failing()]
         let error = try await #require(throws: CourierError.self) {
-            try await Client(transport: InMemoryTransport.successful()).send(endpoint)
+            try await CourierClient(transport: InMemoryTransport.successful()).send(endpoint)
         }
         #expect(error.code == .interceptorFailure)
         #expect(error.context.stage == "Failing")
@@ -145,7 +145,7 @@ import Testing
 
     @Test func cancelOneCallByID() async throws {
         let transport = Hanging()
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         let a = client.dispatch(Endpoint(name: "a", module: users, path: "/a"))
         let b = client.dispatch(Endpoint(name: "b", module: users, path: "/b"))
         await transport.waitForStarted(2)
@@ -164,7 +164,7 @@ import Testing
 
     @Test func cancelAllCallsOfAModule() async throws {
         let transport = Hanging()
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         let userCalls = (0..<3).map { client.dispatch(Endpoint(name: "u\($0)", module: users, path: "/u")) }
         let topicCall = client.dispatch(Endpoint(name: "t", module: topics, path: "/t"))
         await transport.waitForStarted(4)
@@ -182,7 +182,7 @@ import Testing
 
     @Test func swiftTaskCancellationPropagatesIntoTheTransport() async throws {
         let transport = Hanging()
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         let task = Task { try await client.send(Endpoint(name: "a", module: users, path: "/a")) }
         await transport.waitForStarted(1)
         task.cancel()
@@ -200,13 +200,13 @@ import Testing
         }
         var endpoint = Endpoint(name: "slow", module: users, path: "/slow")
         endpoint.timeout = .milliseconds(50)
-        let error = try await #require(throws: CourierError.self) { try await Client(transport: transport).send(endpoint) }
+        let error = try await #require(throws: CourierError.self) { try await CourierClient(transport: transport).send(endpoint) }
         #expect(error.code == .timedOut)
     }
 
     @Test func concurrentCallsAreSafe() async throws {
         let transport = InMemoryTransport { request, _ in jsonResponse(#"{"path":"\#(request.path ?? "")"}"#) }
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<200 {
                 group.addTask {

@@ -11,7 +11,7 @@ import Testing
         let transport = InMemoryTransport.successful()
         var endpoint = Endpoint(name: "files", module: APIModule(name: "files", service: service), path: path)
         endpoint.query = query
-        _ = try await Client(transport: transport).send(endpoint)
+        _ = try await CourierClient(transport: transport).send(endpoint)
         return transport.requests.first?.head.path
     }
 
@@ -37,7 +37,7 @@ import Testing
         let transport = InMemoryTransport.successful()
         let endpoint = Endpoint(
             name: "abs", module: APIModule(name: "files", service: service), path: "http://127.0.0.1:8080/a%2Fb?x=%26")
-        _ = try await Client(transport: transport).send(endpoint)
+        _ = try await CourierClient(transport: transport).send(endpoint)
         let head = try #require(transport.requests.first?.head)
         #expect(head.path == "/a%2Fb?x=%26")
         #expect(head.authority == "127.0.0.1:8080")
@@ -47,7 +47,7 @@ import Testing
     func aPortOutsideItsRangeIsAnInvalidURL(path: String) async throws {
         let transport = InMemoryTransport.successful()
         let endpoint = Endpoint(name: "bad", module: APIModule(name: "files", service: service), path: path)
-        let error = try await #require(throws: CourierError.self) { try await Client(transport: transport).send(endpoint) }
+        let error = try await #require(throws: CourierError.self) { try await CourierClient(transport: transport).send(endpoint) }
         #expect(error.code == .invalidURL)
         #expect(transport.requests.isEmpty)
     }

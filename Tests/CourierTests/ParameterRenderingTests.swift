@@ -162,11 +162,11 @@ import Testing
 
     // MARK: The pipeline uses it
 
-    static let module = APIModule(name: "m", service: Service(name: "s", baseURL: URL(string: "http://h.test")!))
+    static let module = APIModule(name: "m", service: APIService(name: "s", baseURL: URL(string: "http://h.test")!))
 
     static func send(_ endpoint: Endpoint) async throws -> (HTTPRequest, Data?) {
         let transport = InMemoryTransport.successful(json: #"{}"#)
-        _ = try await Client(transport: transport).send(endpoint)
+        _ = try await CourierClient(transport: transport).send(endpoint)
         let request = try #require(transport.requests.first)
         return (request.head, request.body)
     }

@@ -69,7 +69,7 @@ func jsonResponse(_ json: String, status: HTTPResponse.Status = .ok) -> (HTTPRes
     (HTTPResponse(status: status, headerFields: [.contentType: "application/json"]), Data(json.utf8))
 }
 
-let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
+let service = APIService(name: "api", baseURL: URL(string: "http://api.test")!)
 
 @Suite struct PipelineTests {
     @Test func orderIsGlobalThenModuleThenEndpointOutermostFirst() async throws {
@@ -82,7 +82,7 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         module.interceptors = [Tagging(name: "M1", log: log), Tagging(name: "M2net", role: .network, log: log)]
         var endpoint = Endpoint(name: "get", module: module, path: "/u")
         endpoint.interceptors = [Tagging(name: "E1net", role: .network, log: log), Tagging(name: "E2", log: log)]
-        let client = Client(
+        let client = CourierClient(
             transport: transport,
             configuration: .init(interceptors: [Tagging(name: "G1", log: log), Tagging(name: "G2net", role: .network, log: log)]))
 
@@ -103,7 +103,7 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         var users = APIModule(name: "user", service: service)
         users.interceptors = [Tagging(name: "UserOnly", log: log)]
         let topics = APIModule(name: "topic", service: service)
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         _ = try await client.send(Endpoint(name: "t", module: topics, path: "/topics"))
         #expect(log.all.isEmpty)
         #expect(client.pipeline(for: Endpoint(name: "t", module: topics, path: "/t")).stageNames == [
@@ -117,7 +117,7 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         let transport = InMemoryTransport.successful()
         var endpoint = Endpoint(name: "cached", module: APIModule(name: "m", service: service), path: "/x")
         endpoint.interceptors = [ShortCircuit()]
-        let reply = try await Client(transport: transport).send(endpoint, options: .init(trace: true))
+        let reply = try await CourierClient(transport: transport).send(endpoint, options: .init(trace: true))
         #expect(reply.value["from"] == "interceptor")
         #expect(reply.metadata.source == .synthesized)
         #expect(transport.requests.isEmpty)
@@ -134,7 +134,7 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         }
         var endpoint = Endpoint(name: "flaky", module: APIModule(name: "m", service: service), path: "/x")
         endpoint.interceptors = [RetryOnce()]
-        let reply = try await Client(transport: transport).send(endpoint, options: .init(trace: true))
+        let reply = try await CourierClient(transport: transport).send(endpoint, options: .init(trace: true))
         #expect(reply.value["ok"] == true)
         #expect(attempts.withLock { $0 } == 2)
         #expect(reply.metadata.trace?.stages.first { $0.name == "RetryOnce" }?.nextCalls == 2)
@@ -146,7 +146,7 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         endpoint.body = ["name": "Ada"]
         endpoint.interceptors = [Tagging(name: "Stamp", log: log)]
         let transport = InMemoryTransport { _, body in jsonResponse(String(decoding: body ?? Data(), as: UTF8.self)) }
-        let reply = try await Client(transport: transport).send(endpoint, options: .init(trace: true))
+        let reply = try await CourierClient(transport: transport).send(endpoint, options: .init(trace: true))
         let trace = try #require(reply.metadata.trace)
         #expect(trace.stages.map(\.name) == ["result", "Stamp", "routing", "errorMapping", "codec", "redirects", "transport"])
         #expect(trace.stages[1].requestChanges == ["+header X-Seen: Stamp"])
@@ -162,7 +162,7 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         var endpoint = Endpoint(name: "list", module: APIModule(name: "m", service: service), path: "/users")
         endpoint.query = [QueryItem("page", "2")]
         endpoint.body = ["size": 10, "q": "a b"]
-        _ = try await Client(transport: transport).send(endpoint)
+        _ = try await CourierClient(transport: transport).send(endpoint)
         let request = try #require(transport.requests.first)
         #expect(request.head.path == "/users?page=2&size=10&q=a%20b")
         #expect(request.body == nil)
@@ -174,7 +174,7 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
         module.headers = [.userAgent: "module", HTTPField.Name("X-Module")!: "1"]
         var endpoint = Endpoint(name: "e", module: module, path: "/")
         endpoint.headers = [.userAgent: "endpoint"]
-        _ = try await Client(transport: transport).send(endpoint)
+        _ = try await CourierClient(transport: transport).send(endpoint)
         let fields = try #require(transport.requests.first).head.headerFields
         #expect(fields[.userAgent] == "endpoint")
         #expect(fields[HTTPField.Name("X-Module")!] == "1")
@@ -182,12 +182,12 @@ let service = Service(name: "api", baseURL: URL(string: "http://api.test")!)
 
     @Test func environmentSwitchesAtRunTime() async throws {
         let transport = InMemoryTransport.successful()
-        let api = Service(name: "api", baseURLs: [
+        let api = APIService(name: "api", baseURLs: [
             .test: [URL(string: "http://test.local:8080")!],
             .release: [URL(string: "https://api.example.com")!],
         ], environment: .release)
         let endpoint = Endpoint(name: "e", module: APIModule(name: "m", service: api), path: "/ping")
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         _ = try await client.send(endpoint)
         #expect(api.switchEnvironment(to: .test))
         #expect(!api.switchEnvironment(to: .develop))

@@ -15,7 +15,7 @@ import Testing
 
     @Test func theTransportIsToldEachCallsPriority() async throws {
         let transport = RecordingTransport()
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         for priority in [Priority.low, .normal, .high, Priority(42)] {
             var endpoint = Endpoint(name: "p", module: APIModule(name: "m", service: service), path: "/p")
             endpoint.priority = priority

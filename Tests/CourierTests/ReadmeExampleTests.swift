@@ -25,7 +25,7 @@ import Testing
                 : #"{"code":301,"message":"no such user"}"#
             return (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), Data(json.utf8))
         }
-        let api = Service(name: "api", baseURLs: [
+        let api = APIService(name: "api", baseURLs: [
             .test: [URL(string: "http://127.0.0.1:8080")!],
             .release: [URL(string: "https://api.example.com")!],
         ], environment: .release)
@@ -35,7 +35,7 @@ import Testing
         var topics = APIModule(name: "topic", service: api)
         topics.interceptors = [SetHeaders([HTTPField.Name("X-Feature")!: "topics-v2"])]
 
-        let client = Client(transport: transport, configuration: .init(interceptors: [RequestID()]))
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [RequestID()]))
         api.switchEnvironment(to: .test)
         let getUser = { (id: Int64, module: APIModule) in Endpoint(name: "getUser", module: module, path: "/users/\(id)") }
 
@@ -74,8 +74,8 @@ import Testing
             }
             return (HTTPResponse(status: .ok, headerFields: [.eTag: "\"v1\""]), Data(repeating: 1, count: 3000))
         }
-        let client = Client(transport: transport)
-        let api = Service(name: "api", baseURL: URL(string: "http://127.0.0.1:8080")!)
+        let client = CourierClient(transport: transport)
+        let api = APIService(name: "api", baseURL: URL(string: "http://127.0.0.1:8080")!)
         let files = APIModule(name: "files", service: api)
         let uploadPhoto = Endpoint(name: "uploadPhoto", module: files, method: .post, path: "/photos")
         let report = Endpoint(name: "report", module: files, path: "/reports/7")
@@ -106,12 +106,12 @@ import Testing
             head.headerFields[.setCookie] = "cart=3; Max-Age=600"
             return (head, Data(#"{"cookie":"\#(request.headerFields[.cookie] ?? "")"}"#.utf8))
         }
-        let service = Service(name: "api", baseURL: URL(string: "https://api.test")!)
+        let service = APIService(name: "api", baseURL: URL(string: "https://api.test")!)
         let files = APIModule(name: "files", service: service)
 
-        var configuration = Client.Configuration()
+        var configuration = CourierClient.Configuration()
         configuration.redirectPolicy = .sameOrigin(limit: 5)
-        let client = Client(transport: transport, configuration: configuration)
+        let client = CourierClient(transport: transport, configuration: configuration)
 
         var download = Endpoint(name: "download", module: files, path: "/files/report")
         download.redirectPolicy = .follow(limit: 3)            // this endpoint may leave the origin (a CDN)

@@ -34,7 +34,7 @@ import Testing
         }
     }
 
-    static let module = APIModule(name: "edge", service: Service(name: "edge", baseURL: URL(string: "http://a.test")!))
+    static let module = APIModule(name: "edge", service: APIService(name: "edge", baseURL: URL(string: "http://a.test")!))
 
     static func endpoint(_ path: String, method: HTTPRequest.Method = .get, body: Value? = nil) -> Endpoint {
         Endpoint(name: "e", module: module, method: method, path: path, body: body)
@@ -46,7 +46,7 @@ import Testing
 
     @Test func aRelativeLocationResolvesAgainstTheURLThatAnsweredAndTheHopsAreInTheMetadata() async throws {
         let transport = Self.server()
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
         let reply = try await client.send(Self.endpoint(Self.redirect(302, to: "../final?x=%2F")))
         #expect(reply.value["url"]?.stringValue == "http://a.test/final?x=%2F")
         #expect(reply.metadata.url?.absoluteString == "http://a.test/final?x=%2F")
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func theMetadataURLIsTheRequestsWhenThereIsNoRedirect() async throws {
-        let reply = try await Client(transport: Self.server()).send(Self.endpoint("/plain"))
+        let reply = try await CourierClient(transport: Self.server()).send(Self.endpoint("/plain"))
         #expect(reply.metadata.redirects.isEmpty)
         #expect(reply.metadata.url?.absoluteString == "http://a.test/plain")
     }
@@ -65,7 +65,7 @@ import Testing
     @Test(arguments: [301, 302, 303])
     func aPOSTBecomesAGETWithoutBody(status: Int) async throws {
         let transport = Self.server()
-        let reply = try await Client(transport: transport).send(
+        let reply = try await CourierClient(transport: transport).send(
             Self.endpoint(Self.redirect(status, to: "/done"), method: .post, body: ["a": 1]))
         #expect(reply.value["method"]?.stringValue == "GET")
         #expect(reply.value["body"]?.stringValue == "")
@@ -76,7 +76,7 @@ import Testing
 
     @Test(arguments: [307, 308])
     func aTemporaryOrPermanentRedirectKeepsMethodAndBody(status: Int) async throws {
-        let reply = try await Client(transport: Self.server()).send(
+        let reply = try await CourierClient(transport: Self.server()).send(
             Self.endpoint(Self.redirect(status, to: "/done"), method: .put, body: ["a": 1]))
         #expect(reply.value["method"]?.stringValue == "PUT")
         #expect(reply.value["body"]?.stringValue == #"{"a":1}"#)
@@ -87,21 +87,21 @@ import Testing
         var endpoint = Self.endpoint(Self.redirect(307, to: "/done"), method: .post, body: ["a": 1])
         endpoint.isReplayable = false
         let error = try await #require(throws: CourierError.self) {
-            _ = try await Client(transport: Self.server()).send(endpoint)
+            _ = try await CourierClient(transport: Self.server()).send(endpoint)
         }
         #expect(error.code == .redirectRefused)
     }
 
     @Test func aHEADStaysAHEADOnA303() async throws {
         let transport = Self.server()
-        _ = try? await Client(transport: transport).send(Self.endpoint(Self.redirect(303, to: "/done"), method: .head))
+        _ = try? await CourierClient(transport: transport).send(Self.endpoint(Self.redirect(303, to: "/done"), method: .head))
         #expect(transport.requests.map(\.head.method) == [.head, .head])
     }
 
     @Test func aCrossOriginHopDropsCredentialsAndASameOriginHopKeepsThem() async throws {
         var endpoint = Self.endpoint(Self.redirect(302, to: "/same"))
         endpoint.headers = [.authorization: "Bearer secret", .cookie: "s=1", .proxyAuthorization: "Basic eA=="]
-        let client = Client(transport: Self.server())
+        let client = CourierClient(transport: Self.server())
         let same = try await client.send(endpoint)
         #expect(same.value["authorization"]?.stringValue == "Bearer secret")
         #expect(same.value["cookie"]?.stringValue == "s=1")
@@ -116,14 +116,14 @@ import Testing
     }
 
     @Test func theHopLimitEndsALoopAndALongChain() async throws {
-        let client = Client(transport: Self.server())
+        let client = CourierClient(transport: Self.server())
         let loop = try await #require(throws: CourierError.self) { _ = try await client.send(Self.endpoint("/loop")) }
         #expect(loop.code == .tooManyRedirects)
         #expect(loop.detail?.contains("more than 10 redirects") == true, "\(loop)")
 
-        var configuration = Client.Configuration()
+        var configuration = CourierClient.Configuration()
         configuration.redirectPolicy = .follow(limit: 3)
-        let limited = Client(transport: Self.server(), configuration: configuration)
+        let limited = CourierClient(transport: Self.server(), configuration: configuration)
         _ = try await limited.send(Self.endpoint("/chain/3"))
         let error = try await #require(throws: CourierError.self) { _ = try await limited.send(Self.endpoint("/chain/4")) }
         #expect(error.code == .tooManyRedirects)
@@ -132,11 +132,11 @@ import Testing
     }
 
     @Test func neverMakesTheRedirectTheAnswer() async throws {
-        var configuration = Client.Configuration()
+        var configuration = CourierClient.Configuration()
         configuration.redirectPolicy = .never
         let transport = Self.server()
         let error = try await #require(throws: CourierError.self) {
-            _ = try await Client(transport: transport, configuration: configuration).send(Self.endpoint("/chain/1"))
+            _ = try await CourierClient(transport: transport, configuration: configuration).send(Self.endpoint("/chain/1"))
         }
         #expect(error.context.status == 302)
         #expect(transport.requests.count == 1)
@@ -146,7 +146,7 @@ import Testing
         var module = Self.module
         module.redirectPolicy = .never
         var endpoint = Endpoint(name: "e", module: module, path: "/chain/2")
-        let client = Client(transport: Self.server())
+        let client = CourierClient(transport: Self.server())
         await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) }
         endpoint.redirectPolicy = .follow(limit: 2)
         let reply = try await client.send(endpoint)
@@ -157,9 +157,9 @@ import Testing
     }
 
     @Test func sameOriginFollowsTheOriginAndRefusesAnother() async throws {
-        var configuration = Client.Configuration()
+        var configuration = CourierClient.Configuration()
         configuration.redirectPolicy = .sameOrigin(limit: 5)
-        let client = Client(transport: Self.server(), configuration: configuration)
+        let client = CourierClient(transport: Self.server(), configuration: configuration)
         let reply = try await client.send(Self.endpoint(Self.redirect(302, to: "http://A.TEST:80/same")))
         #expect(reply.metadata.redirects.count == 1)
         let error = try await #require(throws: CourierError.self) {
@@ -172,7 +172,7 @@ import Testing
     @Test(arguments: ["ftp://a.test/file", "file:///etc/passwd", "javascript:alert(1)", "http://", "http://a.test:99999/"])
     func aLocationThatIsNotAnHTTPURLIsRefused(location: String) async throws {
         let error = try await #require(throws: CourierError.self) {
-            _ = try await Client(transport: Self.server()).send(Self.endpoint(Self.redirect(302, to: location)))
+            _ = try await CourierClient(transport: Self.server()).send(Self.endpoint(Self.redirect(302, to: location)))
         }
         #expect(error.code == .redirectRefused, "\(location): \(error)")
     }
@@ -180,7 +180,7 @@ import Testing
     @Test func aRedirectWithoutLocationIsTheAnswer() async throws {
         let transport = InMemoryTransport { _, _ in (HTTPResponse(status: .found), Data()) }
         let error = try await #require(throws: CourierError.self) {
-            _ = try await Client(transport: transport).send(Self.endpoint("/x"))
+            _ = try await CourierClient(transport: transport).send(Self.endpoint("/x"))
         }
         #expect(error.context.status == 302)
         #expect(transport.requests.count == 1)
@@ -204,7 +204,7 @@ import Testing
         let seen = Locked<[String]>([])
         var endpoint = Self.endpoint("/chain/2")
         endpoint.interceptors = [PathStamp(seen: seen)]
-        let reply = try await Client(transport: Self.server()).send(endpoint, options: .init(trace: true))
+        let reply = try await CourierClient(transport: Self.server()).send(endpoint, options: .init(trace: true))
         #expect(seen.withLock { $0 } == ["/chain/2", "/chain/1", "/chain/0"])
         #expect(reply.value["authorization"]?.stringValue == "Sig /chain/0")
         let names = try #require(reply.metadata.trace).stages.map(\.name)

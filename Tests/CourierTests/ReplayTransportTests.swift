@@ -15,7 +15,7 @@ private struct ProfileReply: Codable, Sendable, Equatable {
     var data: Profile
 }
 
-private let replayAPI = APIModule(name: "user", service: Service(name: "api", baseURL: URL(string: "http://api.test")!))
+private let replayAPI = APIModule(name: "user", service: APIService(name: "api", baseURL: URL(string: "http://api.test")!))
 
 /// A fresh path in the temporary folder; the file is removed by `removing(_:)`.
 private func temporaryCassette() -> URL {
@@ -68,7 +68,7 @@ private func counter(_ answer: (HTTPResponse, Data)) throws -> Int64? {
         let create = Endpoint(name: "create", module: replayAPI, method: .post, path: "/users", body: ["name": "Grace"])
 
         let recorder = ReplayTransport(.record(server))
-        let live = Client(transport: recorder)
+        let live = CourierClient(transport: recorder)
         let recorded = [
             try await live.send(show, decoding: ProfileReply.self).value,
             try await live.send(create, decoding: ProfileReply.self).value,
@@ -84,7 +84,7 @@ private func counter(_ answer: (HTTPResponse, Data)) throws -> Int64? {
         #expect(loaded.exchanges[1].response?.status == .created)
 
         let player = ReplayTransport(.replay, cassette: loaded)
-        let offline = Client(transport: player)
+        let offline = CourierClient(transport: player)
         let replayed = [
             try await offline.send(show, decoding: ProfileReply.self).value,
             try await offline.send(create, decoding: ProfileReply.self).value,
@@ -132,9 +132,9 @@ private func counter(_ answer: (HTTPResponse, Data)) throws -> Int64? {
     @Test func anUnmatchedRequestFailsWithANamedErrorSayingWhy() async throws {
         let recorder = ReplayTransport(.record(countingServer()))
         let list = Endpoint(name: "list", module: replayAPI, path: "/users", query: [QueryItem("page", "1")])
-        _ = try await Client(transport: recorder).send(list)
+        _ = try await CourierClient(transport: recorder).send(list)
 
-        let client = Client(transport: ReplayTransport(.replay, cassette: recorder.cassette))
+        let client = CourierClient(transport: ReplayTransport(.replay, cassette: recorder.cassette))
         var page2 = list
         page2.query = [QueryItem("page", "2")]
         let error = try await #require(throws: CourierError.self) { try await client.send(page2) }
@@ -251,7 +251,7 @@ private func counter(_ answer: (HTTPResponse, Data)) throws -> Int64? {
         endpoint.timeout = .milliseconds(50)
         let recorder = ReplayTransport(.record(slow))
         let recording = try await #require(throws: CourierError.self) {
-            try await Client(transport: recorder).send(endpoint)
+            try await CourierClient(transport: recorder).send(endpoint)
         }
         #expect(recording.code == .timedOut)
         let failure = try #require(recorder.cassette.exchanges.first?.failure)
@@ -262,7 +262,7 @@ private func counter(_ answer: (HTTPResponse, Data)) throws -> Int64? {
         try recorder.save(to: file)
         let player = ReplayTransport(.replay, cassette: try Cassette.load(from: file))
         let replayed = try await #require(throws: CourierError.self) {
-            try await Client(transport: player).send(endpoint)
+            try await CourierClient(transport: player).send(endpoint)
         }
         #expect(replayed.code == .timedOut)
         #expect(replayed.context.stage == "transport")

@@ -29,11 +29,11 @@ enum ChainBenchmarks {
         let transport = InMemoryTransport(recording: false) { _, _ in
             (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), body)
         }
-        let service = Service(name: "bench", baseURL: URL(string: "http://bench.local")!)
+        let service = APIService(name: "bench", baseURL: URL(string: "http://bench.local")!)
         let plain = APIModule(name: "plain", service: service)
         var tenModule = APIModule(name: "ten", service: service)
         tenModule.interceptors = Array(repeating: NoOp(), count: 10)
-        let client = Client(transport: transport)
+        let client = CourierClient(transport: transport)
 
         let zero = Endpoint(name: "e", module: plain, path: "/x")
         let ten = Endpoint(name: "e", module: tenModule, path: "/x")
@@ -77,7 +77,7 @@ enum ChainBenchmarks {
 
         // The in-memory transport emulates the 60 s default timeout with a task group (two child tasks and a
         // timer per call); real transports time out natively. The same calls without it:
-        let untimed = Client(transport: transport, configuration: .init(defaultTimeout: nil))
+        let untimed = CourierClient(transport: transport, configuration: .init(defaultTimeout: nil))
         let untimedFull = try await h.measureAsync("send, 10 no-op interceptors, no timeout emulation") {
             _ = try await untimed.send(ten)
         }

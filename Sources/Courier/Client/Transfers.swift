@@ -13,7 +13,7 @@ public struct DownloadedFile: Sendable, Hashable {
 
 // MARK: - Uploads and downloads as calls
 
-extension Client {
+extension CourierClient {
     /// Starts `endpoint` with `body` streamed as its request body (a file, a ``MultipartForm``'s body, any
     /// ``BodyStream``), through the endpoint's whole chain — common parameters, auth and refresh, signing
     /// (of the body's SHA-256 digest, see `RequestSigning`), logging, retry, cancellation — on any
@@ -164,8 +164,8 @@ struct DownloadStage: Interceptor {
     func intercept(
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
     ) async throws -> CourierResponse {
-        let partial = Client.partialFile(forDownloadTo: destination)
-        let record = Client.resumeRecord(forDownloadTo: destination)
+        let partial = CourierClient.partialFile(forDownloadTo: destination)
+        let record = CourierClient.resumeRecord(forDownloadTo: destination)
         let manager = FileManager.default
         var request = request
         var offset: Int64 = 0

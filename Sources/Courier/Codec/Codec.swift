@@ -132,7 +132,7 @@ public protocol Codec: Sendable {
 /// ```swift
 /// var codecs = CodecSet.standard          // JSON, form and text, built into the core
 /// codecs.register(XMLCodec())             // from CourierCodecs
-/// let client = Client(modules: [users], configuration: .init(codecs: codecs))
+/// let client = CourierClient(modules: [users], configuration: .init(codecs: codecs))
 /// ```
 public struct CodecSet: Sendable {
     private var byName: [String: any Codec] = [:]

@@ -29,14 +29,14 @@ public struct ServiceEnvironment: Hashable, Sendable, CustomStringConvertible {
 /// the service sees a switch at once.
 ///
 /// ```swift
-/// let api = Service(name: "api", baseURLs: [
+/// let api = APIService(name: "api", baseURLs: [
 ///     .test: [URL(string: "http://127.0.0.1:8080")!],
 ///     .release: [URL(string: "https://api.example.com")!, URL(string: "https://api-backup.example.com")!],
 /// ], environment: .release)
 /// api.switchEnvironment(to: .test)
 /// api.currentBaseURL    // http://127.0.0.1:8080
 /// ```
-public final class Service: Sendable {
+public final class APIService: Sendable {
     /// The service's name.
     public let name: String
     /// Base URLs per environment, in failover order.
@@ -128,7 +128,7 @@ public struct APIModule: Sendable {
     /// The module's name (used for cancellation by module, logs and errors).
     public var name: String
     /// The backend it calls.
-    public var service: Service
+    public var service: APIService
     /// Header fields added to every request of the module (endpoint fields win).
     public var headers: HTTPFields
     /// Interceptors for every endpoint of the module, after the client's and before the endpoint's.
@@ -136,11 +136,11 @@ public struct APIModule: Sendable {
     /// How to read business codes, and the module's error enum (nil: no business codes).
     public var businessRule: BusinessRule?
     /// Settings that later stages read (validation on/off, cache defaults), keyed by type.
-    public var options: Options
+    public var options: EndpointOptions
 
     /// A module.
     public init(
-        name: String, service: Service, headers: HTTPFields = [:], interceptors: [any Interceptor] = [],
+        name: String, service: APIService, headers: HTTPFields = [:], interceptors: [any Interceptor] = [],
         businessRule: BusinessRule? = nil
     ) {
         self.name = name
@@ -148,11 +148,11 @@ public struct APIModule: Sendable {
         self.headers = headers
         self.interceptors = interceptors
         self.businessRule = businessRule
-        self.options = Options()
+        self.options = EndpointOptions()
     }
 }
 
-/// A key for a typed option stored in ``Options`` (on endpoints and modules), so later modules (cache,
+/// A key for a typed option stored in ``EndpointOptions`` (on endpoints and modules), so later modules (cache,
 /// retry, validation) can add settings without changing the core types.
 ///
 /// ```swift
@@ -169,7 +169,7 @@ public protocol OptionKey {
 }
 
 /// Typed option storage keyed by ``OptionKey`` types.
-public struct Options: Sendable {
+public struct EndpointOptions: Sendable {
     private var storage: [ObjectIdentifier: any Sendable] = [:]
 
     /// No options set.

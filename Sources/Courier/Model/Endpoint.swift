@@ -41,7 +41,7 @@ public struct Endpoint: Sendable {
     /// A ready-made body (sent as is; wins over ``body``).
     public var rawBody: Data?
     /// A streamed body (an upload: a file, a ``MultipartForm``, any ``BodyStream``), sent as it is read
-    /// and never whole in memory; wins over ``body`` and ``rawBody``. See ``Client/upload(_:body:options:)``.
+    /// and never whole in memory; wins over ``body`` and ``rawBody``. See ``CourierClient/upload(_:body:options:)``.
     public var bodyStream: BodyStream?
     /// Header fields (win over the module's).
     public var headers: HTTPFields
@@ -69,7 +69,7 @@ public struct Endpoint: Sendable {
     /// Whether the request may be replayed (retry, auth refresh); false for streamed bodies.
     public var isReplayable: Bool
     /// Settings that later stages read (cache and retry policies), keyed by type.
-    public var options: Options
+    public var options: EndpointOptions
 
     /// An endpoint.
     public init(
@@ -96,7 +96,7 @@ public struct Endpoint: Sendable {
         self.tags = []
         self.interceptors = []
         self.isReplayable = true
-        self.options = Options()
+        self.options = EndpointOptions()
     }
 
     /// The absolute URL of the call with the service's current base URL and the query.

@@ -26,7 +26,7 @@ public struct SetHeaders: Interceptor {
 /// Adds `X-Request-ID: <call id>` so server logs can be matched with the client's.
 ///
 /// ```swift
-/// let client = Client(configuration: .init(interceptors: [RequestID()]))
+/// let client = CourierClient(configuration: .init(interceptors: [RequestID()]))
 /// ```
 public struct RequestID: Interceptor {
     /// The header field name (default `X-Request-ID`).

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// The identifier of one dispatched call, unique within a process. Use it to cancel the call
-/// (``Client/cancel(_:)``) and to find it in logs and traces.
+/// (``CourierClient/cancel(_:)``) and to find it in logs and traces.
 ///
 /// ```swift
 /// let call = client.dispatch(.user(id: 7))

@@ -133,14 +133,14 @@ public struct InterceptorContext: Sendable {
     public var logger: Logger
     /// The clock interceptors should use for delays and timing (injectable for tests).
     public var clock: any Clock<Duration>
-    /// Set by the ``Client`` so work started with ``startBackgroundWork(_:)`` is tracked and cancellable.
+    /// Set by the ``CourierClient`` so work started with ``startBackgroundWork(_:)`` is tracked and cancellable.
     var backgroundStarter: BackgroundStarter?
     /// State shared by every stage of this call (one per call, across retries and replays).
     public let storage: CallStorage
-    /// Set by the ``Client`` for typed calls: turns the outcome's value into the caller's model (run by the
+    /// Set by the ``CourierClient`` for typed calls: turns the outcome's value into the caller's model (run by the
     /// built-in `result` stage, so observers see a decoding failure as the call's failure).
     var resultDecoder: (@Sendable (Value) throws -> any Sendable)?
-    /// Set by the ``Client``: where the call's transfer progress is published (``Call/progress``).
+    /// Set by the ``CourierClient``: where the call's transfer progress is published (``Call/progress``).
     var progress: ProgressChannel?
 
     /// Publishes `progress` on the call's handle (``Call/progress``); reports that go backwards are dropped.
@@ -180,9 +180,9 @@ public struct InterceptorContext: Sendable {
     }
 
     /// Starts `work` in the background, outliving this call, as work of the call's client: while it runs it
-    /// is listed in ``Client/runningCalls`` under a new ``CallID`` of the same module (endpoint name suffixed
-    /// with ` (background)`), and ``Client/cancel(_:)``, ``Client/cancelAll(module:)`` and
-    /// ``Client/cancelAll()`` cancel it. Use it for refreshes and prefetches an interceptor starts on its own
+    /// is listed in ``CourierClient/runningCalls`` under a new ``CallID`` of the same module (endpoint name suffixed
+    /// with ` (background)`), and ``CourierClient/cancel(_:)``, ``CourierClient/cancelAll(module:)`` and
+    /// ``CourierClient/cancelAll()`` cancel it. Use it for refreshes and prefetches an interceptor starts on its own
     /// (the cache's stale-while-revalidate does). Outside a client (a context built by hand in a test) it is
     /// a plain unstructured task.
     ///
@@ -257,7 +257,7 @@ public protocol CallStorageKey {
     associatedtype Value: Sendable
 }
 
-/// How a ``Client`` tracks background work started by its interceptors (see
+/// How a ``CourierClient`` tracks background work started by its interceptors (see
 /// ``InterceptorContext/startBackgroundWork(_:)``).
 struct BackgroundStarter: Sendable {
     var start: @Sendable (_ module: String, _ endpoint: String, _ work: @escaping @Sendable () async -> Void)

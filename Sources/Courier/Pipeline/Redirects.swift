@@ -6,7 +6,7 @@ public import HTTPTypes
 /// through the network-side stages below it (signing signs the new path, cookies are chosen for the new
 /// host) and shows in the trace.
 ///
-/// Set it for every call on ``Client/Configuration/redirectPolicy`` (default ``follow(limit:)`` with 10
+/// Set it for every call on ``CourierClient/Configuration/redirectPolicy`` (default ``follow(limit:)`` with 10
 /// hops, as URLSession), and override it per module (``APIModule/redirectPolicy``) or per endpoint
 /// (``Endpoint/redirectPolicy``).
 ///
@@ -23,7 +23,7 @@ public import HTTPTypes
 /// The hops a call took are in ``ResponseMetadata/redirects``, and its final URL in ``ResponseMetadata/url``.
 ///
 /// ```swift
-/// var configuration = Client.Configuration()
+/// var configuration = CourierClient.Configuration()
 /// configuration.redirectPolicy = .sameOrigin(limit: 5)
 /// var login = Endpoint(name: "login", module: users, method: .post, path: "/login")
 /// login.redirectPolicy = .never          // the 303 is the answer
@@ -96,7 +96,7 @@ public struct RedirectHop: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(status) \(from.absoluteString) → \(method) \(to.absoluteString)" }
 }
 
-/// The chain's `redirects` stage: follows redirects by a ``RedirectPolicy``. The ``Client`` puts one in
+/// The chain's `redirects` stage: follows redirects by a ``RedirectPolicy``. The ``CourierClient`` puts one in
 /// every chain, first of the network stages, so each hop goes again through signing, encryption,
 /// compression, cookies and any other network-role interceptor (each sees every hop), and the stages
 /// above see the final answer, with the hops in ``CourierResponse/redirects``.
@@ -237,7 +237,7 @@ enum RedirectPolicyOption: OptionKey {
 
 extension Endpoint {
     /// How this endpoint's calls follow redirects; nil (the default) takes the module's, else the client's
-    /// ``Client/Configuration/redirectPolicy``.
+    /// ``CourierClient/Configuration/redirectPolicy``.
     ///
     /// ```swift
     /// endpoint.redirectPolicy = .never
@@ -250,7 +250,7 @@ extension Endpoint {
 
 extension APIModule {
     /// How the module's calls follow redirects when an endpoint sets no policy; nil (the default) takes the
-    /// client's ``Client/Configuration/redirectPolicy``.
+    /// client's ``CourierClient/Configuration/redirectPolicy``.
     ///
     /// ```swift
     /// payments.redirectPolicy = .sameOrigin(limit: 3)

@@ -17,7 +17,7 @@ import Darwin
 /// - **Replayable** bodies — bytes in memory (``data(_:)``), a file (``file(_:chunkSize:)``) and
 ///   concatenations of those (``concatenation(_:)``, which ``MultipartForm`` uses) — can be iterated any
 ///   number of times, so a retry, an auth refresh or a signing digest can read them again. They are also
-///   readable synchronously, which lets `URLSessionTransport` hand them to libcurl without buffering.
+///   readable synchronously, which lets `FoundationTransport` hand them to libcurl without buffering.
 /// - **One-shot** bodies wrap any other async sequence (``init(_:length:)``); a second iteration fails with
 ///   ``CourierError/Code/interceptorContract``, and a request carrying one is never replayed.
 ///

@@ -11,7 +11,7 @@ public import HTTPTypes
 /// exchange calls ``finish()`` once the transport has returned.
 ///
 /// A sink throws to end the call: the transport stops the transfer (closing its connection) and fails with
-/// the sink's error. Keep each call short (a file write, a bounded append): `URLSessionTransport` runs it on
+/// the sink's error. Keep each call short (a file write, a bounded append): `FoundationTransport` runs it on
 /// the session's work queue.
 ///
 /// ```swift
@@ -83,7 +83,7 @@ extension Transport {
     /// The default streaming exchange, for transports that only implement the buffered
     /// ``send(_:body:options:)``: the request body is read whole into memory, the response arrives whole
     /// (under ``TransportOptions/maximumResponseSize``) and is handed to `sink` as one chunk. Implement the
-    /// requirement natively to stream (``URLSessionTransport`` and `AsyncHTTPClientTransport` do).
+    /// requirement natively to stream (``FoundationTransport`` and `HTTPClientTransport` do).
     public func stream(
         _ request: HTTPRequest, body: BodyStream?, options: TransportOptions, into sink: any ResponseBodySink
     ) async throws -> HTTPResponse {

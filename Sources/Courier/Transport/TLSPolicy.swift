@@ -5,8 +5,8 @@ public import Foundation
 /// it is made; the default trusts the system's roots only, as every transport does without one.
 ///
 /// Support per transport:
-/// - `AsyncHTTPClientTransport` (product `CourierAsyncHTTPClient`) applies all of it.
-/// - ``URLSessionTransport`` refuses every policy but the default with
+/// - `HTTPClientTransport` (product `CourierAsyncHTTPClient`) applies all of it.
+/// - ``FoundationTransport`` refuses every policy but the default with
 ///   ``CourierError/Code/unsupportedByTransport``: FoundationNetworking on Linux offers no server-trust
 ///   challenge, client-certificate credential or per-session CA file (see the transport's documentation).
 ///
@@ -24,7 +24,7 @@ public import Foundation
 ///     trustRoots: [.file("/etc/courier/internal-ca.pem")],
 ///     pins: ["sha256/r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="],
 ///     clientCertificate: .init(certificateChain: .file("client.pem"), privateKey: .file("client-key.pem")))
-/// let transport = try AsyncHTTPClientTransport(tls: tls)
+/// let transport = try HTTPClientTransport(tls: tls)
 /// ```
 public struct TLSPolicy: Hashable, Sendable {
     /// Certificate or key material: PEM text (one or more blocks), DER bytes, or a file holding either.

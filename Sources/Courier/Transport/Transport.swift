@@ -18,7 +18,7 @@ import Dispatch
 ///         (HTTPResponse(status: .ok), body ?? Data())
 ///     }
 /// }
-/// let client = Client(transport: LoopbackTransport())
+/// let client = CourierClient(transport: LoopbackTransport())
 /// ```
 public protocol Transport: Sendable {
     /// Sends `request` with `body` and returns the response head and the whole body.

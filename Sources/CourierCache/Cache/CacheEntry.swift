@@ -83,7 +83,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// The key `client` would use for `endpoint` before any interceptor shapes the request (common
     /// parameters, credentials): for endpoints that no stage reshapes. ``CacheInterceptor/invalidate(_:client:)``
     /// removes every variant of an endpoint instead.
-    public init(for endpoint: Endpoint, client: Client) throws {
+    public init(for endpoint: Endpoint, client: CourierClient) throws {
         self.init(request: try client.makeRequest(for: endpoint), endpoint: endpoint)
     }
 

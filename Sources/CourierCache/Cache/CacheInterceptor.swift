@@ -92,7 +92,7 @@ public struct CacheUpdate: Sendable {
 ///
 /// ```swift
 /// let cache = CacheInterceptor(store: try SQLiteCacheStore(path: path))
-/// let client = Client(configuration: .init(interceptors: [cache]))
+/// let client = CourierClient(configuration: .init(interceptors: [cache]))
 /// var feed = Endpoint(name: "feed", module: home, path: "/feed")
 /// feed.cachePolicy = .staleWhileRevalidate(ttl: .seconds(30))
 /// Task { for await update in cache.updates() { render(update.value) } }
@@ -133,7 +133,7 @@ public final class CacheInterceptor: Interceptor {
 
     /// Removes every entry of `endpoint` as `client` would call it now: all its variants (each credential,
     /// common parameter value, query and body).
-    public func invalidate(_ endpoint: Endpoint, client: Client) async throws {
+    public func invalidate(_ endpoint: Endpoint, client: CourierClient) async throws {
         let request = try client.makeRequest(for: endpoint)
         let path = (request.head.path ?? "/").split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let resource = CacheKey.resource(

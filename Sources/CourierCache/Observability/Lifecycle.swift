@@ -15,7 +15,7 @@ import HTTPTypes
 ///     func callWillStart(_ call: CallInfo) { hud.show() }
 ///     func callWillStop(_ call: CallInfo, outcome: CallOutcome) { hud.hide() }
 /// }
-/// let client = Client(configuration: .init(interceptors: [LifecycleInterceptor(observers: [Spinner(hud: hud)])]))
+/// let client = CourierClient(configuration: .init(interceptors: [LifecycleInterceptor(observers: [Spinner(hud: hud)])]))
 /// ```
 public protocol CallLifecycleObserver: Sendable {
     /// Before the call goes further down the chain.

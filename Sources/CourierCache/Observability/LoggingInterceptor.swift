@@ -10,7 +10,7 @@ public import Logging
 /// ```swift
 /// var logging = LoggingInterceptor(logger: Logger(label: "app.network"))
 /// logging.redaction.queryParameters.insert("session")
-/// let client = Client(configuration: .init(interceptors: [logging]))
+/// let client = CourierClient(configuration: .init(interceptors: [logging]))
 /// ```
 public struct LoggingInterceptor: Interceptor {
     /// What is hidden.

@@ -8,7 +8,7 @@ import HTTPTypes
 ///
 /// ```swift
 /// let metrics = MetricsInterceptor()                       // uses MetricsSystem.factory
-/// let client = Client(configuration: .init(interceptors: [metrics]))
+/// let client = CourierClient(configuration: .init(interceptors: [metrics]))
 /// ```
 public struct MetricsInterceptor: Interceptor {
     /// The factory metrics are made with.

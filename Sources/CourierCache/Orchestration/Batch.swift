@@ -1,7 +1,7 @@
 /// Several calls started together that succeed only together (YTKBatchRequest): on the first failure the
 /// other members are cancelled and the failure is reported with the call that failed. Members decode into
 /// one type `T` (``Courier/Value`` for raw calls); for members of different types, see
-/// ``Courier/Client/batch(_:options:)-(repeat(Endpoint,_))``.
+/// ``Courier/CourierClient/batch(_:options:)-(repeat(Endpoint,_))``.
 ///
 /// ```swift
 /// let batch = client.batch([.profile(id: 7), .profile(id: 8)], decoding: Profile.self)
@@ -86,7 +86,7 @@ struct BatchMembers: Sendable {
     }
 }
 
-extension Client {
+extension CourierClient {
     /// Starts every endpoint now as one ``CallBatch`` of raw replies.
     public func batch(_ endpoints: [Endpoint], options: CallOptions = CallOptions()) -> CallBatch<Value> {
         CallBatch(calls: endpoints.map { dispatch($0, options: options) }, endpointNames: endpoints.map(\.name))

@@ -56,7 +56,7 @@ public struct ChainCall: Sendable {
     public func cancel() { task.cancel() }
 }
 
-extension Client {
+extension CourierClient {
     /// Starts `chain` now.
     public func run(_ chain: CallChain, options: CallOptions = CallOptions()) -> ChainCall {
         ChainCall(task: Task {
@@ -95,7 +95,7 @@ extension Client {
     }
 }
 
-/// The steps of a typed chain (``Courier/Client/chain(options:_:)``): each ``step(_:decoding:)`` sends one
+/// The steps of a typed chain (``Courier/CourierClient/chain(options:_:)``): each ``step(_:decoding:)`` sends one
 /// endpoint and returns its typed reply; a failing step is thrown with its number and endpoint named.
 ///
 /// ```swift
@@ -107,11 +107,11 @@ extension Client {
 /// let profile = try await running.value
 /// ```
 public final class ChainSteps: Sendable {
-    private let client: Client
+    private let client: CourierClient
     private let options: CallOptions
     private let count = Locked(0)
 
-    init(client: Client, options: CallOptions) {
+    init(client: CourierClient, options: CallOptions) {
         self.client = client
         self.options = options
     }
@@ -166,7 +166,7 @@ public struct TypedChainCall<Result: Sendable>: Sendable {
     public func cancel() { task.cancel() }
 }
 
-extension Client {
+extension CourierClient {
     /// Starts a typed chain now: `body` runs its steps one after another, each built from the typed replies
     /// before it, and returns what the caller wants.
     public func chain<Result: Sendable>(

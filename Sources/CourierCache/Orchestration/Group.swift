@@ -1,6 +1,6 @@
 /// Calls run together whose every result or error is wanted (HHNetworkTaskGroup): the group is notified
 /// once, when all have ended. Members decode into one type `T` (``Courier/Value`` for raw calls); for
-/// members of different types, see ``Courier/Client/group(_:options:)-(repeat(Endpoint,_))``.
+/// members of different types, see ``Courier/CourierClient/group(_:options:)-(repeat(Endpoint,_))``.
 ///
 /// ```swift
 /// let group = client.group([.banner, .feed, .badges]) { results in
@@ -43,7 +43,7 @@ extension Call {
     }
 }
 
-extension Client {
+extension CourierClient {
     /// Starts every endpoint now as one ``CallGroup`` of raw replies; `completion` runs once, when all have
     /// ended.
     public func group(

@@ -69,7 +69,7 @@ public actor Pager<Item: Sendable> {
     }
 
     /// The client.
-    public nonisolated let client: Client
+    public nonisolated let client: CourierClient
     /// Items per page.
     public nonisolated let pageSize: Int
     /// The layout.
@@ -95,7 +95,7 @@ public actor Pager<Item: Sendable> {
     private var generation = 0
 
     init(
-        client: Client, pageSize: Int, layout: Layout, paging: Paging,
+        client: CourierClient, pageSize: Int, layout: Layout, paging: Paging,
         decodeItems: @escaping @Sendable ([Value]) throws -> [Item],
         endpoint: @escaping @Sendable (PageRequest) -> Endpoint
     ) {
@@ -196,7 +196,7 @@ public actor Pager<Item: Sendable> {
 extension Pager where Item == Value {
     /// A pager of raw items by page numbers, building each page's endpoint with `endpoint(page, size)`.
     public init(
-        client: Client, pageSize: Int, layout: Layout = Layout(),
+        client: CourierClient, pageSize: Int, layout: Layout = Layout(),
         endpoint: @escaping @Sendable (_ page: Int, _ size: Int) -> Endpoint
     ) {
         self.init(client: client, pageSize: pageSize, layout: layout, paging: .pageNumbers(first: layout.firstPage),
@@ -205,7 +205,7 @@ extension Pager where Item == Value {
 
     /// A pager of raw items moving by `paging`, building each page's endpoint from its ``PageRequest``.
     public init(
-        client: Client, pageSize: Int, layout: Layout = Layout(), paging: Paging,
+        client: CourierClient, pageSize: Int, layout: Layout = Layout(), paging: Paging,
         endpoint: @escaping @Sendable (PageRequest) -> Endpoint
     ) {
         self.init(client: client, pageSize: pageSize, layout: layout, paging: paging, decodeItems: { $0 },
@@ -217,7 +217,7 @@ extension Pager where Item: Decodable {
     /// A pager whose items are decoded into `type`, moving by `paging` (page numbers from the layout's first
     /// page by default), building each page's endpoint from its ``PageRequest``.
     public init(
-        client: Client, pageSize: Int, decoding type: Item.Type, layout: Layout = Layout(), paging: Paging? = nil,
+        client: CourierClient, pageSize: Int, decoding type: Item.Type, layout: Layout = Layout(), paging: Paging? = nil,
         endpoint: @escaping @Sendable (PageRequest) -> Endpoint
     ) {
         self.init(client: client, pageSize: pageSize, layout: layout,

@@ -6,7 +6,7 @@ import HTTPTypes
 ///
 /// ```swift
 /// let limiter = ConcurrencyLimiter(maximumPerHost: 4)
-/// let client = Client(configuration: .init(interceptors: [limiter]))
+/// let client = CourierClient(configuration: .init(interceptors: [limiter]))
 /// var avatar = Endpoint(name: "avatar", module: media, path: "/avatar/7")
 /// avatar.priority = .low
 /// ```

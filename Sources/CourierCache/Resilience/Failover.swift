@@ -83,7 +83,7 @@ public struct FailoverWindow: Sendable, Hashable {
 }
 
 /// Switches a service to its next host when too many of its calls fail at the network level (see
-/// ``FailoverWindow``), one window per ``Courier/Service``. It sits in the ``Courier/InterceptorRole/routing``
+/// ``FailoverWindow``), one window per ``Courier/APIService``. It sits in the ``Courier/InterceptorRole/routing``
 /// role, above the built-in `routing` stage that picks each attempt's host: the failing call itself already
 /// moves to the next host (``Courier/RoutingStage``); this stage moves the *service*, so later calls start
 /// on the host that works. A switch can also be ordered from outside,
@@ -94,7 +94,7 @@ public struct FailoverWindow: Sendable, Hashable {
 ///
 /// ```swift
 /// let failover = FailoverInterceptor()
-/// let client = Client(configuration: .init(interceptors: [failover]))
+/// let client = CourierClient(configuration: .init(interceptors: [failover]))
 /// // later, from a push message:
 /// failover.switchHost(of: api, to: "api-backup.example.com")
 /// ```
@@ -121,10 +121,10 @@ public final class FailoverInterceptor: Interceptor {
     /// The settings.
     public let configuration: Configuration
     private let windows = Locked<[ObjectIdentifier: FailoverWindow]>([:])
-    private let onSwitch: (@Sendable (Service, URL) -> Void)?
+    private let onSwitch: (@Sendable (APIService, URL) -> Void)?
 
     /// A failover stage; `onSwitch` hears of every switch (new base URL).
-    public init(configuration: Configuration = Configuration(), onSwitch: (@Sendable (Service, URL) -> Void)? = nil) {
+    public init(configuration: Configuration = Configuration(), onSwitch: (@Sendable (APIService, URL) -> Void)? = nil) {
         self.configuration = configuration
         self.onSwitch = onSwitch
     }
@@ -135,14 +135,14 @@ public final class FailoverInterceptor: Interceptor {
     public var role: InterceptorRole { .routing }
 
     /// The window of `service` now.
-    public func window(of service: Service) -> FailoverWindow {
+    public func window(of service: APIService) -> FailoverWindow {
         windows.withLock { $0[ObjectIdentifier(service)] ?? configuration.window }
     }
 
     /// Switches `service` to its host named `host` (an order from outside) and resets its window. Returns
     /// false when the service has no such host.
     @discardableResult
-    public func switchHost(of service: Service, to host: String) -> Bool {
+    public func switchHost(of service: APIService, to host: String) -> Bool {
         guard service.switchHost(to: host) else { return false }
         windows.withLock { $0[ObjectIdentifier(service)] = configuration.window }
         onSwitch?(service, service.currentBaseURL)
@@ -169,7 +169,7 @@ public final class FailoverInterceptor: Interceptor {
     }
 
     private func record(
-        _ outcome: FailoverWindow.Outcome, host: URL, service: Service, context: InterceptorContext
+        _ outcome: FailoverWindow.Outcome, host: URL, service: APIService, context: InterceptorContext
     ) {
         // Only attempts sent to the service's current host count.
         guard host == service.currentBaseURL else { return }

@@ -12,7 +12,7 @@ import Logging
 /// ``Courier/CourierRequest/isReplayable`` is false, nor a cancelled call.
 ///
 /// ```swift
-/// let client = Client(configuration: .init(interceptors: [RetryInterceptor(defaultPolicy: .exponential(attempts: 3))]))
+/// let client = CourierClient(configuration: .init(interceptors: [RetryInterceptor(defaultPolicy: .exponential(attempts: 3))]))
 /// ```
 public struct RetryInterceptor: Interceptor {
     /// The policy for endpoints and modules that set none.

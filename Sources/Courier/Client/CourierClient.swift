@@ -13,7 +13,7 @@ public import Logging
 /// cancellation of the caller propagates into the transport. The client is `Sendable` and safe to share.
 ///
 /// ```swift
-/// let client = Client(configuration: .init(interceptors: [RequestLogger()]))
+/// let client = CourierClient(configuration: .init(interceptors: [RequestLogger()]))
 /// let reply = try await client.send(.user(id: 7), decoding: UserEnvelope.self)
 /// print(reply.value.data.name, reply.metadata.status, reply.metadata.duration)
 ///
@@ -23,8 +23,8 @@ public import Logging
 /// let call = client.dispatch(.user(id: 8))               // start now, cancel later
 /// client.cancelAll(module: "user")
 /// ```
-public final class Client: Sendable {
-    /// Client-wide settings.
+public final class CourierClient: Sendable {
+    /// CourierClient-wide settings.
     public struct Configuration: Sendable {
         /// Interceptors for every call, first within their role.
         public var interceptors: [any Interceptor]
@@ -75,7 +75,7 @@ public final class Client: Sendable {
     private let shapes = Locked<[ObjectIdentifier: ValueShape]>([:])
 
     /// A client over `transport` (URLSession by default).
-    public init(transport: any Transport = URLSessionTransport(), configuration: Configuration = Configuration()) {
+    public init(transport: any Transport = FoundationTransport(), configuration: Configuration = Configuration()) {
         self.transport = transport
         self.configuration = configuration
     }

@@ -24,7 +24,7 @@ import Darwin
 /// A transport on AsyncHTTPClient (SwiftNIO), for servers and command-line tools that already run an
 /// `HTTPClient`. It stops the request when the Swift task is cancelled and maps every failure to an
 /// enumerated transport code (timed out, cannot connect, host not found, not connected, connection lost,
-/// TLS, cancelled, other — the NIO error kept as the underlying cause). Like ``Courier/URLSessionTransport``
+/// TLS, cancelled, other — the NIO error kept as the underlying cause). Like ``Courier/FoundationTransport``
 /// it guarantees, for every call:
 ///
 /// - **Bounded bodies.** A response body never holds more than
@@ -60,13 +60,13 @@ import Darwin
 /// import AsyncHTTPClient
 /// import CourierAsyncHTTPClient
 ///
-/// let client = Client(transport: AsyncHTTPClientTransport())   // the process-wide client
+/// let client = CourierClient(transport: HTTPClientTransport())   // the process-wide client
 ///
 /// // Your own HTTPClient, failing at once when nothing listens instead of retrying until the deadline:
 /// var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
 /// configuration.connectionPool.retryConnectionEstablishment = false
 /// let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-/// let tuned = Client(transport: AsyncHTTPClientTransport(client: httpClient))
+/// let tuned = CourierClient(transport: HTTPClientTransport(client: httpClient))
 /// let reply = try await tuned.send(.user(id: 7), decoding: UserEnvelope.self)
 /// try await httpClient.shutdown()
 /// ```
@@ -78,7 +78,7 @@ import Darwin
 /// timeout has run out. With `retryConnectionEstablishment` off, as above, it ends at the first failure.
 /// A request without a timeout has no overall deadline: the client configuration's connect and read
 /// timeouts still apply.
-public struct AsyncHTTPClientTransport: Transport {
+public struct HTTPClientTransport: Transport {
     /// The client that sends the requests. Its owner shuts it down.
     public let client: HTTPClient
     /// The logger handed to AsyncHTTPClient for each request, with the call's id as `call` metadata.
@@ -124,7 +124,7 @@ public struct AsyncHTTPClientTransport: Transport {
     ///
     /// ```swift
     /// let tls = try TLSPolicy(trustRoots: [.file("ca.pem")], pins: ["sha256/r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="])
-    /// let client = Client(transport: try AsyncHTTPClientTransport(tls: tls))
+    /// let client = CourierClient(transport: try HTTPClientTransport(tls: tls))
     /// ```
     ///
     /// - Parameters:
@@ -326,8 +326,8 @@ public struct AsyncHTTPClientTransport: Transport {
     ///
     /// ```swift
     /// let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-    ///                             configuration: AsyncHTTPClientTransport.boundedConfiguration())
-    /// let client = Client(transport: AsyncHTTPClientTransport(client: httpClient))
+    ///                             configuration: HTTPClientTransport.boundedConfiguration())
+    /// let client = CourierClient(transport: HTTPClientTransport(client: httpClient))
     /// ```
     public static func boundedConfiguration(maximumResponseSize: Int = 64 << 20) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)

@@ -31,15 +31,15 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
     func run<T>(_ body: (any Transport) async throws -> T) async throws -> T {
         switch self {
         case .urlSession:
-            return try await body(URLSessionTransport())
+            return try await body(FoundationTransport())
         case .asyncHTTPClientShared:
-            return try await body(AsyncHTTPClientTransport())
+            return try await body(HTTPClientTransport())
         case .asyncHTTPClient:
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
             configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             do {
-                let result = try await body(AsyncHTTPClientTransport(client: client))
+                let result = try await body(HTTPClientTransport(client: client))
                 try await client.shutdown()
                 return result
             } catch {
@@ -51,14 +51,14 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
 
     /// Runs `body` with a client over this transport.
     func withClient<T>(
-        _ configuration: Client.Configuration = .init(), _ body: (Client) async throws -> T
+        _ configuration: CourierClient.Configuration = .init(), _ body: (CourierClient) async throws -> T
     ) async throws -> T {
-        try await run { transport in try await body(Client(transport: transport, configuration: configuration)) }
+        try await run { transport in try await body(CourierClient(transport: transport, configuration: configuration)) }
     }
 
     /// Runs `body` with a demo server and a client over this transport.
     func withDemoServer<T>(
-        _ configuration: Client.Configuration = .init(), _ body: (Client, DemoServer, DemoAPI) async throws -> T
+        _ configuration: CourierClient.Configuration = .init(), _ body: (CourierClient, DemoServer, DemoAPI) async throws -> T
     ) async throws -> T {
         try await withClient(configuration) { client in
             try await CourierIntegrationTests.withDemoServer { server, api in try await body(client, server, api) }
@@ -66,13 +66,13 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
     }
 }
 
-@Suite(.serialized) struct AsyncHTTPClientTransportTests {
+@Suite(.serialized) struct HTTPClientTransportTests {
     /// The convenience initializer shares one process-wide client (not `HTTPClient.shared`, which follows
     /// redirects the chain must see).
     @Test func theConvenienceInitializerUsesOneProcessWideClient() {
-        #expect(AsyncHTTPClientTransport().client === AsyncHTTPClientTransport().client)
-        #expect(AsyncHTTPClientTransport().client !== HTTPClient.shared)
-        #expect(AsyncHTTPClientTransport().tls == nil)
+        #expect(HTTPClientTransport().client === HTTPClientTransport().client)
+        #expect(HTTPClientTransport().client !== HTTPClient.shared)
+        #expect(HTTPClientTransport().tls == nil)
     }
 
     static let mappedErrors: [(any Error, TransportFailure)] = [
@@ -94,8 +94,8 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
 
     @Test(arguments: mappedErrors)
     func errorsMapToTheirFailure(error: any Error, expected: TransportFailure) {
-        #expect(AsyncHTTPClientTransport.failure(for: error) == expected, "\(error)")
-        let mapped = AsyncHTTPClientTransport.map(error, cancelled: false, timeout: .seconds(1))
+        #expect(HTTPClientTransport.failure(for: error) == expected, "\(error)")
+        let mapped = HTTPClientTransport.map(error, cancelled: false, timeout: .seconds(1))
         #expect(mapped.code == expected.code)
         #expect(mapped.category == (expected == .cancelled ? .cancelled : .transport))
         #expect(mapped.context.stage == "transport")
@@ -103,14 +103,14 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
 
     @Test func anyErrorOfACancelledCallIsCancelled() {
         let refused = IOError(errnoCode: ECONNREFUSED, reason: "connect")
-        let error = AsyncHTTPClientTransport.map(refused, cancelled: true, timeout: nil)
+        let error = HTTPClientTransport.map(refused, cancelled: true, timeout: nil)
         #expect(error.code == .cancelled)
     }
 
     @Test func aRequestWithoutAHostIsAnInvalidURL() async throws {
         let request = HTTPRequest(method: .get, scheme: "http", authority: "", path: "/users/1")
         let error = try await #require(throws: CourierError.self) {
-            try await AsyncHTTPClientTransport().send(request, body: nil, options: TransportOptions())
+            try await HTTPClientTransport().send(request, body: nil, options: TransportOptions())
         }
         #expect(error.code == .invalidURL)
     }
@@ -215,14 +215,14 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
             let server = try await DemoServer.start()
             let url = server.baseURL
             await server.stop()
-            let module = APIModule(name: "gone", service: Service(name: "gone", baseURL: url))
+            let module = APIModule(name: "gone", service: APIService(name: "gone", baseURL: url))
             try await Self.expectConnectionFailure(.cannotConnect, kind: kind, module: module)
         }
 
         @Test(arguments: TransportUnderTest.allCases)
         func anUnresolvableHostIsNotFound(_ kind: TransportUnderTest) async throws {
             let url = URL(string: "http://courier-test.invalid:8080")!
-            let module = APIModule(name: "nowhere", service: Service(name: "nowhere", baseURL: url))
+            let module = APIModule(name: "nowhere", service: APIService(name: "nowhere", baseURL: url))
             try await Self.expectConnectionFailure(.hostNotFound, kind: kind, module: module)
         }
 
@@ -230,7 +230,7 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
         func tlsAgainstAPlainHTTPServerIsATLSFailure(_ kind: TransportUnderTest) async throws {
             try await withDemoServer { server, _ in
                 let url = URL(string: "https://127.0.0.1:\(server.port)")!
-                let module = APIModule(name: "tls", service: Service(name: "tls", baseURL: url))
+                let module = APIModule(name: "tls", service: APIService(name: "tls", baseURL: url))
                 try await Self.expectConnectionFailure(.tlsFailure, kind: kind, module: module)
             }
         }
@@ -371,7 +371,7 @@ final class RawServer: Sendable {
 
     /// A module whose base URL is this server.
     var module: APIModule {
-        APIModule(name: "raw", service: Service(name: "raw", baseURL: URL(string: "http://127.0.0.1:\(port)")!))
+        APIModule(name: "raw", service: APIService(name: "raw", baseURL: URL(string: "http://127.0.0.1:\(port)")!))
     }
 
     private init(port: Int, progress: Progress, task: Task<Void, any Error>) {

@@ -31,7 +31,7 @@ import Dispatch
 /// size limit applies), so only the deadline ends a call whose redirect body never ends. The call returns at
 /// the deadline, but the transfer goes on until FoundationNetworking takes the cancellation, which a server
 /// flooding that body can put off for as long as it floods, holding memory and the work queue every session
-/// of the process shares. Against servers you do not trust, prefer `AsyncHTTPClientTransport` (product
+/// of the process shares. Against servers you do not trust, prefer `HTTPClientTransport` (product
 /// `CourierAsyncHTTPClient`), which has no such limit.
 ///
 /// **TLS.** The session trusts the system's roots (the CA bundle libcurl finds) and nothing else can be set
@@ -43,7 +43,7 @@ import Dispatch
 /// authentication"); it delivers challenges only for `401` Basic and Digest, its `URLCredential` holds a user
 /// and password only, and libcurl's CA file is chosen process-wide (a fixed list of bundle paths), never per
 /// session. So there is no point at which a pin could be checked, a custom root added or a client
-/// certificate presented. Use `AsyncHTTPClientTransport(tls:)` for those.
+/// certificate presented. Use `HTTPClientTransport(tls:)` for those.
 ///
 /// On Linux, FoundationNetworking hands the delegate's callbacks to the session's delegate queue without
 /// waiting for them, so a fast server could queue gigabytes of body ahead of the size check; this transport's
@@ -51,12 +51,12 @@ import Dispatch
 /// which makes the transfer wait for the size check.
 ///
 /// ```swift
-/// let client = Client(transport: URLSessionTransport())
+/// let client = CourierClient(transport: FoundationTransport())
 /// var configuration = URLSessionConfiguration.ephemeral
 /// configuration.httpMaximumConnectionsPerHost = 4
-/// let tuned = Client(transport: URLSessionTransport(configuration: configuration))
+/// let tuned = CourierClient(transport: FoundationTransport(configuration: configuration))
 /// ```
-public final class URLSessionTransport: Transport {
+public final class FoundationTransport: Transport {
     private let session: URLSession
     private let delegate: Delegate
 
@@ -85,7 +85,7 @@ public final class URLSessionTransport: Transport {
     /// transport does not implement the Security framework's trust evaluation.
     ///
     /// ```swift
-    /// let transport = try URLSessionTransport(tls: .system)
+    /// let transport = try FoundationTransport(tls: .system)
     /// ```
     ///
     /// - Throws: ``CourierError/Code/unsupportedByTransport`` for any other policy.
@@ -97,8 +97,8 @@ public final class URLSessionTransport: Transport {
             if tls.clientCertificate != nil { asked.append("a client certificate") }
             var error = CourierError(
                 .unsupportedByTransport,
-                detail: "URLSessionTransport cannot apply \(asked.joined(separator: ", ")): FoundationNetworking has no "
-                    + "server-trust or client-certificate challenge and no per-session CA file; use AsyncHTTPClientTransport(tls:)")
+                detail: "FoundationTransport cannot apply \(asked.joined(separator: ", ")): FoundationNetworking has no "
+                    + "server-trust or client-certificate challenge and no per-session CA file; use HTTPClientTransport(tls:)")
             error.context.stage = "transport"
             throw error
         }
@@ -145,7 +145,7 @@ public final class URLSessionTransport: Transport {
             urlRequest.httpBodyStream = stream
             // FoundationNetworking sends every body stream chunked and adds `Transfer-Encoding: chunked` even
             // beside a Content-Length (which servers then reject as ambiguous), so the length is not declared
-            // here; AsyncHTTPClientTransport declares it.
+            // here; HTTPClientTransport declares it.
             urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
         let streamed = Streamed(sink: sink, input: input)
@@ -448,7 +448,7 @@ public final class URLSessionTransport: Transport {
             let isStreamed = pending.withLock { $0[dataTask.taskIdentifier]?.streamed != nil }
             if isStreamed, let http = response as? HTTPURLResponse {
                 // The sink sets the limits (and may refuse the answer).
-                completionHandler(begin(dataTask, URLSessionTransport.head(http)) ? .allow : .cancel)
+                completionHandler(begin(dataTask, FoundationTransport.head(http)) ? .allow : .cancel)
                 return
             }
             // FoundationNetworking ignores the disposition, so a body that is too large is cancelled here.
@@ -458,7 +458,7 @@ public final class URLSessionTransport: Transport {
             let hasBody = dataTask.originalRequest?.httpMethod?.uppercased() != "HEAD" && status != 204 && status != 304
             let limit = pending.withLock { $0[dataTask.taskIdentifier]?.limit }
             if hasBody, let limit, expected > Int64(limit) {
-                abandon(dataTask, with: URLSessionTransport.tooLarge("the response declares \(expected) bytes; the limit is \(limit)"))
+                abandon(dataTask, with: FoundationTransport.tooLarge("the response declares \(expected) bytes; the limit is \(limit)"))
                 completionHandler(.cancel)
                 return
             }
@@ -485,7 +485,7 @@ public final class URLSessionTransport: Transport {
                 return nil
             }
             if let exceeded {
-                abandon(dataTask, with: URLSessionTransport.tooLarge("the response exceeds \(exceeded) bytes"))
+                abandon(dataTask, with: FoundationTransport.tooLarge("the response exceeds \(exceeded) bytes"))
             }
         }
 
@@ -498,7 +498,7 @@ public final class URLSessionTransport: Transport {
             // and with default handling it would wait for a credential forever: the 401 is the call's answer.
             if let response = (challenge.failureResponse ?? task.response) as? HTTPURLResponse {
                 let data = pending.withLock { $0[task.taskIdentifier]?.data } ?? Data()
-                let head = URLSessionTransport.head(response)
+                let head = FoundationTransport.head(response)
                 if begin(task, head) { finish(task, with: .success((head, data))) }
             }
             // Cancelling the challenge cancels the task, which must not happen on the queue this runs on.
@@ -523,7 +523,7 @@ public final class URLSessionTransport: Transport {
             guard let entry = pending.withLock({ $0[task.taskIdentifier] }) else { return }
             if let error {
                 // A body that failed to read (its file changed) says so, rather than libcurl's abort.
-                let failure = entry.streamed?.input?.failure ?? URLSessionTransport.map(error)
+                let failure = entry.streamed?.input?.failure ?? FoundationTransport.map(error)
                 finish(task, with: .failure(failure))
                 return
             }
@@ -531,7 +531,7 @@ public final class URLSessionTransport: Transport {
                 finish(task, with: .failure(TransportFailure.other.error(detail: "the response is not HTTP")))
                 return
             }
-            let head = URLSessionTransport.head(http)
+            let head = FoundationTransport.head(http)
             if entry.streamed != nil, !begin(task, head) { return }
             finish(task, with: .success((head, entry.data)))
         }
