@@ -28,8 +28,7 @@ if [[ ! -d "$fuzz_dir/Sources/$target" ]]; then
     exit 64
 fi
 
-# The light build of Courier leaves out NIO, crypto and SQLite, which no fuzz target needs.
-export COURIER_LIGHT=1
+# No fuzz target needs a package trait: Courier's default (no traits) leaves out NIO, crypto and SQLite.
 # -sanitize=fuzzer alone was seen to leave objects without coverage counters on some builds (which would
 # fuzz blind), so the coverage kinds libFuzzer reads are asked for explicitly, and checked below.
 # SwiftPM's own --sanitize flags, not -Xswiftc -sanitize=…: only then does it skip renaming `main` to

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -512,3 +513,4 @@ public struct HTTPClientTransport: Transport {
         }
     }
 }
+#endif

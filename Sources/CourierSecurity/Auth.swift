@@ -1,3 +1,4 @@
+#if Security
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -399,3 +400,4 @@ public struct BearerAuth: Interceptor {
         return options.expiryCodes.contains(Int(code))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -189,3 +190,4 @@ public struct CommonParameters: Interceptor {
                            context: .init(codingPath: [.key(name)]))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -14,7 +15,7 @@ import Logging
 /// it with HKDF-SHA256 (no salt, info `courier-cbc-hmac-sha256`) from ``key``.
 ///
 /// ```swift
-/// let key = try EncryptionKey(id: "2026-01", key: SymmetricKey(size: .bits256))
+/// let key = try EncryptionKey.random(id: "2026-01")          // or EncryptionKey(id:keyBytes:) from stored bytes
 /// print(key)   // EncryptionKey(id: 2026-01, ‹key›)
 /// ```
 public struct EncryptionKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -39,6 +40,17 @@ public struct EncryptionKey: Sendable, CustomStringConvertible, CustomDebugStrin
         self.key = key
         self.macKey = macKey ?? HKDF<SHA256>.deriveKey(
             inputKeyMaterial: key, info: Data("courier-cbc-hmac-sha256".utf8), outputByteCount: 32)
+    }
+
+    /// A key from its raw bytes (32 bytes; a MAC key, when given, at least 16), for apps that keep keys as
+    /// bytes: no swift-crypto type needed. Fails as ``init(id:key:macKey:)`` does.
+    public init(id: String, keyBytes: some DataProtocol, macKeyBytes: Data? = nil) throws {
+        try self.init(id: id, key: SymmetricKey(data: Data(keyBytes)), macKey: macKeyBytes.map { SymmetricKey(data: $0) })
+    }
+
+    /// A new random 256-bit key (from the system's secure random source) under `id`.
+    public static func random(id: String) throws -> EncryptionKey {
+        try EncryptionKey(id: id, key: SymmetricKey(size: .bits256))
     }
 
     public var description: String { "EncryptionKey(id: \(id), ‹key›)" }
@@ -485,3 +497,4 @@ public struct EnvelopeEncryption: Interceptor {
         return response
     }
 }
+#endif

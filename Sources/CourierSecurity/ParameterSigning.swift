@@ -1,3 +1,4 @@
+#if Security
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -346,3 +347,4 @@ public struct ParameterSigning: Interceptor {
         return try await next(request)
     }
 }
+#endif

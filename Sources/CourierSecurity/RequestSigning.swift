@@ -1,3 +1,4 @@
+#if Security
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -306,6 +307,15 @@ public struct SignatureVerifier: Sendable {
     /// The current time (injectable for tests).
     public var now: @Sendable () -> Date
 
+    /// A verifier knowing `keys` (secrets by key id, as bytes).
+    public init(
+        nonces: NonceStore = NonceStore(), options: Options = Options(),
+        now: @escaping @Sendable () -> Date = { Date() }, secrets: [String: Data]
+    ) {
+        let known = secrets.mapValues { SymmetricKey(data: $0) }
+        self.init(nonces: nonces, options: options, now: now) { known[$0] }
+    }
+
     /// A verifier with a key lookup.
     public init(
         nonces: NonceStore = NonceStore(), options: Options = Options(),
@@ -412,3 +422,4 @@ public struct SignatureVerifier: Sendable {
             .signature(using: secret)
     }
 }
+#endif

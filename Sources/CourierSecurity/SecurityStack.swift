@@ -1,3 +1,4 @@
+#if Security
 /// The security stages of a module in their documented order; register them with
 /// ``Courier/APIModule/secured(_:)``.
 ///
@@ -84,3 +85,4 @@ extension APIModule {
         return module
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -131,3 +132,4 @@ func splitPath(_ path: String?) -> (path: String, query: [QueryItem]) {
     let (bare, segments) = splitRawPath(path)
     return (bare, segments.map { decodedPair($0) })
 }
+#endif

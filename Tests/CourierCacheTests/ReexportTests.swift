@@ -1,4 +1,6 @@
+#if Cache
 import CourierCache
+import CourierTestSupport
 import Testing
 
 @Suite struct CacheCodesTests {
@@ -7,3 +9,4 @@ import Testing
         #expect(CourierError.Code.cacheMiss.number == 9005)
     }
 }
+#endif

@@ -1,9 +1,13 @@
+#if Cache && Metrics
 import Courier
 import CourierCache
+import CourierObservability
+import CourierResilience
 import CourierTesting
 import Foundation
 import HTTPTypes
 import Logging
+import CourierTestSupport
 import Testing
 
 /// The role order of the chain (issue "one path"): stages sit by role whatever scope registered them, the
@@ -216,3 +220,4 @@ import Testing
         #expect(error.code == .timedOut)                        // the request may have arrived: not resent
     }
 }
+#endif

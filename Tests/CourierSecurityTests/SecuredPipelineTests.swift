@@ -1,3 +1,4 @@
+#if Security
 import Crypto
 import CourierTesting
 import Foundation
@@ -273,3 +274,4 @@ final class LogCapture: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 import Crypto
 import Foundation
 import HTTPTypes
@@ -156,3 +157,4 @@ import Testing
         #expect(error?.code == .signatureInvalid)
     }
 }
+#endif

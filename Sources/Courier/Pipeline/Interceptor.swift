@@ -174,6 +174,26 @@ public struct InterceptorContext: Sendable {
         storage.sendHandlers.withLock { $0.append(handler) }
     }
 
+    /// Wraps every stage that runs after this point of the call, and the transport, in `observer` (once per
+    /// stage run: a stage inside a retry runs, and is observed, once per attempt). Observation stages use it for
+    /// a span or a timing per stage; the observer sees the stage's name and the request it is given, may
+    /// change that request (add a propagation header), and must call `next` exactly once.
+    ///
+    /// ```swift
+    /// struct Timing: StageObserver {
+    ///     func observe(stage: String, request: CourierRequest, context: InterceptorContext,
+    ///                  next: (CourierRequest) async throws -> CourierResponse) async throws -> CourierResponse {
+    ///         let start = ContinuousClock.now
+    ///         defer { context.logger.trace("\(stage) took \(ContinuousClock.now - start)") }
+    ///         return try await next(request)
+    ///     }
+    /// }
+    /// context.observeStages(with: Timing())
+    /// ```
+    public func observeStages(with observer: some StageObserver) {
+        storage.stageObservers.withLock { $0.append(observer) }
+    }
+
     /// Tells every ``onSend(_:)`` handler that `request` is being sent.
     func announceSend(_ request: CourierRequest) {
         for handler in storage.sendHandlers.withLock({ $0 }) { handler(request) }
@@ -222,6 +242,7 @@ public struct InterceptorContext: Sendable {
 public final class CallStorage: Sendable {
     private let values = Locked<[ObjectIdentifier: any Sendable]>([:])
     let sendHandlers = Locked<[@Sendable (CourierRequest) -> Void]>([])
+    let stageObservers = Locked<[any StageObserver]>([])
 
     /// Empty storage.
     public init() {}
@@ -249,6 +270,17 @@ public final class CallStorage: Sendable {
             return result
         }
     }
+}
+
+/// Wraps the stages of a call that run after it is installed (``InterceptorContext/observeStages(with:)``):
+/// a span, a timer or a log line per stage, the transport included (stage name `transport`).
+public protocol StageObserver: Sendable {
+    /// Runs `stage` by calling `next` exactly once with `request` (or a changed copy of it), returning or
+    /// rethrowing what `next` gives.
+    func observe(
+        stage: String, request: CourierRequest, context: InterceptorContext,
+        next: (CourierRequest) async throws -> CourierResponse
+    ) async throws -> CourierResponse
 }
 
 /// A key of ``CallStorage``: a type naming the slot and the type of its value.

@@ -54,6 +54,28 @@ public struct Pipeline: Sendable {
     private func run(
         _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
     ) async throws -> CourierResponse {
+        let observers = context.storage.stageObservers.withLock { $0 }
+        if observers.isEmpty { return try await runStage(index, request, context, recorder) }
+        let name = index == stages.count ? "transport" : stages[index].name
+        return try await Self.observed(name, request, context, observers[...]) { request in
+            try await runStage(index, request, context, recorder)
+        }
+    }
+
+    /// Runs `body` inside each of `observers`, the first outermost.
+    private static func observed(
+        _ stage: String, _ request: CourierRequest, _ context: InterceptorContext,
+        _ observers: ArraySlice<any StageObserver>, _ body: (CourierRequest) async throws -> CourierResponse
+    ) async throws -> CourierResponse {
+        guard let observer = observers.first else { return try await body(request) }
+        return try await observer.observe(stage: stage, request: request, context: context) { request in
+            try await observed(stage, request, context, observers.dropFirst(), body)
+        }
+    }
+
+    private func runStage(
+        _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
+    ) async throws -> CourierResponse {
         if index == stages.count {
             return try await sendThroughTransport(request, context, recorder)
         }

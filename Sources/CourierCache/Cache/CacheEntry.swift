@@ -1,3 +1,4 @@
+#if Cache
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -230,3 +231,4 @@ struct StoredHead: Codable {
             metadata: metadata)
     }
 }
+#endif

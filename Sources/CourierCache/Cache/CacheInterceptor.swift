@@ -1,3 +1,4 @@
+#if Cache
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -345,7 +346,7 @@ public final class CacheInterceptor: Interceptor {
             }
         }
         guard response.isSuccessful, let field = configuration.notModifiedField,
-            let value = response.value?[path: Self.path(field)]
+            let value = response.value?[path: PathComponent.parse(dotted: field)]
         else { return false }
         if value.boolValue == true { return true }
         guard let echo = entry.metadata.versionEcho else { return false }
@@ -381,7 +382,7 @@ public final class CacheInterceptor: Interceptor {
         else { return nil }
         let now = configuration.now()
         var echo: String?
-        if let field = configuration.notModifiedField, let value = response.value?[path: Self.path(field)] {
+        if let field = configuration.notModifiedField, let value = response.value?[path: PathComponent.parse(dotted: field)] {
             echo = CacheKey.canonical(value)
         }
         let metadata = CacheMetadata(
@@ -421,7 +422,7 @@ public final class CacheInterceptor: Interceptor {
                 if directives.contains("no-store") { return nil }
                 if let ttl = headerTTL(response) { return ttl }
             }
-            if let field = configuration.serverTTLField, let value = response.value?[path: Self.path(field)] {
+            if let field = configuration.serverTTLField, let value = response.value?[path: PathComponent.parse(dotted: field)] {
                 if let seconds = value.doubleValue { return max(0, seconds) }
                 if let text = value.stringValue, let seconds = Double(text) { return max(0, seconds) }
             }
@@ -484,12 +485,9 @@ public final class CacheInterceptor: Interceptor {
         return response
     }
 
-    static func path(_ dotted: String) -> [PathComponent] {
-        dotted.split(separator: ".").map { part in Int(part).map(PathComponent.index) ?? .key(String(part)) }
-    }
-
     static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
+#endif

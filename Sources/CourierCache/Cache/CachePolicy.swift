@@ -1,3 +1,4 @@
+#if Cache
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -188,3 +189,4 @@ public struct CacheConfiguration: Sendable {
         self.notModifiedCodes = []
     }
 }
+#endif

@@ -1,7 +1,8 @@
-import CourierCache
+import CourierResilience
 import CourierTesting
 import Foundation
 import HTTPTypes
+import CourierTestSupport
 import Testing
 
 /// A server whose `/slow/*` paths work until cancelled (counting started, finished and cancelled work),
@@ -58,7 +59,7 @@ final class WorkServer: Sendable {
     let server = WorkServer()
     var client: CourierClient { CourierClient(transport: server.transport) }
 
-    func endpoint(_ path: String) -> Endpoint { Fixture.endpoint(path, policy: .ignore) }
+    func endpoint(_ path: String) -> Endpoint { Fixture.endpoint(path) }
 
     @Test func batchReturnsRepliesInOrder() async throws {
         let replies = try await client.batch([endpoint("/quick/a"), endpoint("/quick/b"), endpoint("/quick/c")]).replies
@@ -96,10 +97,10 @@ final class WorkServer: Sendable {
     @Test func chainPassesDataFromStepToStep() async throws {
         let chain = CallChain(endpoint("/login"))
             .then { login in
-                Fixture.endpoint("/users/\(login.value["data"]?["id"]?.int64Value ?? 0)", policy: .ignore)
+                Fixture.endpoint("/users/\(login.value["data"]?["id"]?.int64Value ?? 0)")
             }
             .then { user in
-                Fixture.endpoint("/quick/\(user.value["data"]?["name"]?.stringValue?.count ?? 0)", policy: .ignore)
+                Fixture.endpoint("/quick/\(user.value["data"]?["name"]?.stringValue?.count ?? 0)")
             }
         let replies = try await client.run(chain).replies
         #expect(replies.count == 3)
@@ -110,10 +111,10 @@ final class WorkServer: Sendable {
     @Test func chainStopsAtTheFailingStepAndSaysWhich() async throws {
         let later = Locked(false)
         let chain = CallChain(endpoint("/login"))
-            .then { _ in Fixture.endpoint("/fail/profile", policy: .ignore) }
+            .then { _ in Fixture.endpoint("/fail/profile") }
             .then { _ in
                 later.withLock { $0 = true }
-                return Fixture.endpoint("/quick/never", policy: .ignore)
+                return Fixture.endpoint("/quick/never")
             }
         let error = await #expect(throws: CourierError.self) { _ = try await client.run(chain).replies }
         #expect(error?.code == .notFound)
@@ -122,12 +123,12 @@ final class WorkServer: Sendable {
     }
 
     @Test func chainStepMayEndItEarly() async throws {
-        let chain = CallChain(endpoint("/login")).then { _ in nil }.then { _ in Fixture.endpoint("/x", policy: .ignore) }
+        let chain = CallChain(endpoint("/login")).then { _ in nil }.then { _ in Fixture.endpoint("/x") }
         #expect(try await client.run(chain).replies.count == 1)
     }
 
     @Test func chainCancelledCancelsTheRunningStep() async throws {
-        let chain = CallChain(endpoint("/login")).then { _ in Fixture.endpoint("/slow/step", policy: .ignore) }
+        let chain = CallChain(endpoint("/login")).then { _ in Fixture.endpoint("/slow/step") }
         let running = client.run(chain)
         #expect(await eventually { server.started.withLock { $0 } == 1 })
         running.cancel()
@@ -160,7 +161,7 @@ final class WorkServer: Sendable {
 
     func pager() -> Pager<Value> {
         Pager(client: client, pageSize: 10) { page, size in
-            Fixture.endpoint("/items", policy: .ignore, query: [QueryItem("page", "\(page)"), QueryItem("size", "\(size)")])
+            Fixture.endpoint("/items", query: [QueryItem("page", "\(page)"), QueryItem("size", "\(size)")])
         }
     }
 

@@ -1,7 +1,8 @@
-import CourierCache
+import CourierResilience
 import CourierTesting
 import Foundation
 import HTTPTypes
+import CourierTestSupport
 import Testing
 
 @Suite struct RetryStateTests {
@@ -94,7 +95,7 @@ import Testing
         }
         let clock = RecordingClock()
         let reply = try await client(transport, clock: clock, policy: .exponential(attempts: 5, initialDelay: .milliseconds(200)))
-            .send(Fixture.endpoint("/r", policy: .ignore))
+            .send(Fixture.endpoint("/r"))
         #expect(reply.metadata.status == .ok)
         #expect(transport.requests.count == 3)
         #expect(clock.sleeps == [.milliseconds(200), .milliseconds(400)])
@@ -105,7 +106,7 @@ import Testing
         let clock = RecordingClock()
         let error = await #expect(throws: CourierError.self) {
             _ = try await client(transport, clock: clock, policy: .exponential(attempts: 3, initialDelay: .seconds(1)))
-                .send(Fixture.endpoint("/r", policy: .ignore))
+                .send(Fixture.endpoint("/r"))
         }
         #expect(error?.code == .timedOut)
         #expect(transport.requests.count == 3)
@@ -120,7 +121,7 @@ import Testing
         }
         let clock = RecordingClock()
         _ = try await client(transport, clock: clock, policy: .exponential(attempts: 3))
-            .send(Fixture.endpoint("/r", policy: .ignore))
+            .send(Fixture.endpoint("/r"))
         #expect(clock.sleeps == [.seconds(3)])
     }
 
@@ -128,7 +129,7 @@ import Testing
         let transport = InMemoryTransport { _, _ in jsonResponse(.badGateway, "{}") }
         let clock = RecordingClock()
         let client = client(transport, clock: clock, policy: .exponential(attempts: 3))
-        var post = Fixture.endpoint("/orders", policy: .ignore)
+        var post = Fixture.endpoint("/orders")
         post.method = .post
         post.body = ["item": 1]
         let error = await #expect(throws: CourierError.self) { _ = try await client.send(post) }
@@ -144,7 +145,7 @@ import Testing
     @Test func endpointPolicyWinsOverTheDefault() async throws {
         let transport = InMemoryTransport.failing(.cannotConnect)
         let clock = RecordingClock()
-        var endpoint = Fixture.endpoint("/r", policy: .ignore)
+        var endpoint = Fixture.endpoint("/r")
         endpoint.retryPolicy = RetryPolicy.none
         await #expect(throws: CourierError.self) {
             _ = try await client(transport, clock: clock, policy: .exponential(attempts: 5)).send(endpoint)
@@ -254,7 +255,7 @@ import Testing
         let limiter = ConcurrencyLimiter(maximumPerHost: 1)
         let client = CourierClient(transport: transport, configuration: .init(interceptors: [limiter]))
         func endpoint(_ path: String, _ priority: Priority) -> Endpoint {
-            var endpoint = Fixture.endpoint(path, policy: .ignore)
+            var endpoint = Fixture.endpoint(path)
             endpoint.priority = priority
             return endpoint
         }
@@ -281,9 +282,9 @@ import Testing
         }
         let limiter = ConcurrencyLimiter(maximumPerHost: 1)
         let client = CourierClient(transport: transport, configuration: .init(interceptors: [limiter]))
-        let blocker = client.dispatch(Fixture.endpoint("/block", policy: .ignore))
+        let blocker = client.dispatch(Fixture.endpoint("/block"))
         #expect(await eventually { limiter.running(host: "api.test") == 1 })
-        let queued = client.dispatch(Fixture.endpoint("/queued", policy: .ignore))
+        let queued = client.dispatch(Fixture.endpoint("/queued"))
         #expect(await eventually { limiter.waiting(host: "api.test") == 1 })
         client.cancel(queued.id)
         let error = await #expect(throws: CourierError.self) { _ = try await queued.reply }
@@ -303,7 +304,7 @@ import Testing
         }
         let limiter = ConcurrencyLimiter(maximumPerHost: 1)
         let client = CourierClient(transport: transport, configuration: .init(interceptors: [limiter]))
-        let blocker = client.dispatch(Fixture.endpoint("/block", policy: .ignore))
+        let blocker = client.dispatch(Fixture.endpoint("/block"))
         #expect(await eventually { limiter.running(host: "api.test") == 1 })
         let other = Endpoint(name: "o", module: APIModule(name: "o", service: APIService(
             name: "other", baseURL: URL(string: "http://other.test")!)), path: "/x")

@@ -160,7 +160,7 @@ public actor Pager<Item: Sendable> {
             throw CourierError(.cancelled, detail: "the page request was superseded")
         }
         let value = reply.value
-        guard let rawItems = value[path: CacheInterceptor.path(layout.itemsPath)]?.arrayValue else {
+        guard let rawItems = value[path: PathComponent.parse(dotted: layout.itemsPath)]?.arrayValue else {
             throw CourierError(.missingValue, detail: "the page has no item list at \(layout.itemsPath)")
         }
         let pageItems: [Item]
@@ -172,15 +172,15 @@ public actor Pager<Item: Sendable> {
         if first { items = [] }
         items += pageItems
         currentPage = request.page
-        if let path = layout.totalPath, let reported = value[path: CacheInterceptor.path(path)]?.int64Value {
+        if let path = layout.totalPath, let reported = value[path: PathComponent.parse(dotted: path)]?.int64Value {
             total = Int(reported)
         }
         if case .cursor(let path) = paging {
-            let cursor = value[path: CacheInterceptor.path(path)]
+            let cursor = value[path: PathComponent.parse(dotted: path)]
             nextCursor = cursor?.stringValue ?? cursor?.int64Value.map { String($0) }
             if nextCursor?.isEmpty == true { nextCursor = nil }
         }
-        if let path = layout.hasMorePath, let flag = value[path: CacheInterceptor.path(path)]?.boolValue {
+        if let path = layout.hasMorePath, let flag = value[path: PathComponent.parse(dotted: path)]?.boolValue {
             hasMore = flag
         } else if case .cursor = paging {
             hasMore = nextCursor != nil && !pageItems.isEmpty

@@ -1,6 +1,5 @@
 import Courier
 import CourierDemoServer
-import CourierTestSupport
 import Foundation
 import Testing
 

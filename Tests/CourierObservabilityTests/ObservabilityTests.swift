@@ -1,85 +1,12 @@
-import CourierCache
+#if Metrics
+import CourierObservability
 import CourierTesting
 import CoreMetrics
 import Foundation
 import HTTPTypes
 import Logging
+import CourierTestSupport
 import Testing
-
-/// Captures log lines (message and metadata rendered as text).
-final class CapturingLog: Sendable {
-    let lines = Locked<[(level: Logger.Level, text: String)]>([])
-
-    struct Handler: LogHandler {
-        let sink: CapturingLog
-        var metadata: Logger.Metadata = [:]
-        var metadataProvider: Logger.MetadataProvider?
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let all = metadata.merging(event.metadata ?? [:]) { $1 }
-            let text = "\(event.message) \(all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
-            sink.lines.withLock { $0.append((event.level, text)) }
-        }
-    }
-
-    var logger: Logger { Logger(label: "test") { _ in Handler(sink: self) } }
-    var texts: [String] { lines.withLock { $0.map(\.text) } }
-}
-
-/// A metrics factory keeping every counter total and timer sample by label and dimensions.
-final class TestMetrics: MetricsFactory {
-    final class Counter: CounterHandler {
-        let value = Locked<Int64>(0)
-        func increment(by amount: Int64) { value.withLock { $0 += amount } }
-        func reset() { value.withLock { $0 = 0 } }
-    }
-    final class Timer: TimerHandler {
-        let samples = Locked<[Int64]>([])
-        func recordNanoseconds(_ duration: Int64) { samples.withLock { $0.append(duration) } }
-    }
-    final class Recorder: RecorderHandler {
-        func record(_ value: Int64) {}
-        func record(_ value: Double) {}
-    }
-
-    private let counters = Locked<[String: Counter]>([:])
-    private let timers = Locked<[String: Timer]>([:])
-
-    static func key(_ label: String, _ dimensions: [(String, String)]) -> String {
-        label + "{" + dimensions.map { "\($0.0)=\($0.1)" }.joined(separator: ",") + "}"
-    }
-
-    func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
-        counters.withLock { counters in
-            let key = Self.key(label, dimensions)
-            if let existing = counters[key] { return existing }
-            let made = Counter()
-            counters[key] = made
-            return made
-        }
-    }
-    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler { Recorder() }
-    func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
-        timers.withLock { timers in
-            let key = Self.key(label, dimensions)
-            if let existing = timers[key] { return existing }
-            let made = Timer()
-            timers[key] = made
-            return made
-        }
-    }
-    func destroyCounter(_ handler: any CounterHandler) {}
-    func destroyRecorder(_ handler: any RecorderHandler) {}
-    func destroyTimer(_ handler: any TimerHandler) {}
-
-    func counter(_ key: String) -> Int64 { counters.withLock { $0[key]?.value.withLock { $0 } ?? 0 } }
-    func timerSamples(_ key: String) -> [Int64] { timers.withLock { $0[key]?.samples.withLock { $0 } ?? [] } }
-    var counterKeys: [String] { counters.withLock { Array($0.keys).sorted() } }
-}
 
 final class RecordingObserver: CallLifecycleObserver {
     let name: String
@@ -102,12 +29,12 @@ final class RecordingObserver: CallLifecycleObserver {
         let b = box.observer("b")
         let client = CourierClient(transport: InMemoryTransport.successful(),
                             configuration: .init(interceptors: [LifecycleInterceptor(observers: [a, b])]))
-        _ = try await client.send(Fixture.endpoint("/x", policy: .ignore))
+        _ = try await client.send(Fixture.endpoint("/x"))
         #expect(box.events == ["a.willStart get/x", "b.willStart get/x", "a.willStop true", "b.willStop true",
                                "a.didStop true", "b.didStop true"])
         let failing = CourierClient(transport: InMemoryTransport.failing(.timedOut),
                              configuration: .init(interceptors: [LifecycleInterceptor(observers: [a])]))
-        await #expect(throws: CourierError.self) { _ = try await failing.send(Fixture.endpoint("/y", policy: .ignore)) }
+        await #expect(throws: CourierError.self) { _ = try await failing.send(Fixture.endpoint("/y")) }
         #expect(box.events.suffix(3) == ["a.willStart get/y", "a.willStop false", "a.didStop false"])
     }
 
@@ -115,7 +42,7 @@ final class RecordingObserver: CallLifecycleObserver {
         let log = CapturingLog()
         let client = CourierClient(transport: InMemoryTransport.successful(),
                             configuration: .init(interceptors: [LoggingInterceptor(logger: log.logger)]))
-        var endpoint = Fixture.endpoint("/me", policy: .ignore,
+        var endpoint = Fixture.endpoint("/me",
                                         query: [QueryItem("token", "s3cr3t-token"), QueryItem("page", "2")])
         endpoint.headers[.authorization] = "Bearer s3cr3t-bearer"
         endpoint.headers[HTTPField.Name("X-Trace")!] = "trace-1"
@@ -134,7 +61,7 @@ final class RecordingObserver: CallLifecycleObserver {
         let log = CapturingLog()
         let client = CourierClient(transport: InMemoryTransport.failing(.cannotConnect),
                             configuration: .init(interceptors: [LoggingInterceptor(logger: log.logger)]))
-        await #expect(throws: CourierError.self) { _ = try await client.send(Fixture.endpoint("/x", policy: .ignore)) }
+        await #expect(throws: CourierError.self) { _ = try await client.send(Fixture.endpoint("/x")) }
         let warnings = log.lines.withLock { $0.filter { $0.level == .warning }.map(\.text) }
         #expect(warnings.count == 1)
         #expect(warnings.first?.contains("cannotConnect") == true)
@@ -150,7 +77,7 @@ final class RecordingObserver: CallLifecycleObserver {
         }
         let client = CourierClient(transport: transport,
                             configuration: .init(interceptors: [MetricsInterceptor(factory: metrics)]))
-        let endpoint = Fixture.endpoint("/m", policy: .ignore, module: Fixture.module("shop"))
+        let endpoint = Fixture.endpoint("/m", module: Fixture.module("shop"))
         _ = try await client.send(endpoint)
         await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) }
         await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) }
@@ -173,3 +100,4 @@ final class SharedEvents: Sendable {
     func observer(_ name: String) -> RecordingObserver { RecordingObserver(name, into: self) }
     func append(_ event: String) { store.withLock { $0.append(event) } }
 }
+#endif

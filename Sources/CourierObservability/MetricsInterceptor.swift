@@ -1,3 +1,4 @@
+#if Metrics
 public import CoreMetrics
 import HTTPTypes
 
@@ -64,3 +65,4 @@ public struct MetricsInterceptor: Interceptor {
             .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
+#endif

@@ -2,7 +2,6 @@ import Courier
 import CourierCodecs
 import CourierDemoServer
 import CourierSchema
-import CourierTestSupport
 import Foundation
 import HTTPTypes
 import Testing
