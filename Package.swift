@@ -149,6 +149,7 @@ if wants("server") {
     products += [
         .library(name: "CourierDemoServer", targets: ["CourierDemoServer"]),
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
+        .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .executable(name: "courier", targets: ["courier"]),
     ]
     dependencies += [
@@ -159,6 +160,7 @@ if wants("server") {
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     ]
     targets += [
         .target(
@@ -189,6 +191,16 @@ if wants("server") {
             ],
             swiftSettings: strict
         ),
+        // Lets swift-openapi-generator clients send through a CourierClient (a `ClientTransport`).
+        .target(
+            name: "CourierOpenAPI",
+            dependencies: [
+                "Courier",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "courier",
             dependencies: [
@@ -209,6 +221,18 @@ if wants("server") {
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
+            swiftSettings: strict
+        ),
+        // The bridge over loopback, with a client generated from Tests/CourierOpenAPITests/openapi.yaml (see the
+        // README there; the generator is not a dependency).
+        .testTarget(
+            name: "CourierOpenAPITests",
+            dependencies: [
+                "Courier", "CourierOpenAPI", "CourierDemoServer", "CourierSecurity", "CourierTesting",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml", "README.md"],
             swiftSettings: strict
         ),
     ]
