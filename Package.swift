@@ -41,6 +41,7 @@ let package = Package(
         .library(name: "CourierResilience", targets: ["CourierResilience"]),
         .library(name: "CourierObservability", targets: ["CourierObservability"]),
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
+        .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
     ],
     traits: [
@@ -49,6 +50,7 @@ let package = Package(
         .trait(name: "Metrics", description: "MetricsInterceptor in CourierObservability (swift-metrics)."),
         .trait(name: "Tracing", description: "TracingInterceptor in CourierObservability (swift-distributed-tracing)."),
         .trait(name: "AsyncHTTPClient", description: "CourierAsyncHTTPClient: the AsyncHTTPClient transport (SwiftNIO)."),
+        .trait(name: "OpenAPI", description: "CourierOpenAPI: swift-openapi-generator clients over Courier (swift-openapi-runtime)."),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -62,6 +64,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     ],
     targets: [
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
@@ -129,6 +132,15 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["AsyncHTTPClient"])),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "CourierOpenAPI",
+            dependencies: [
+                "Courier",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
             ],
             swiftSettings: strict
         ),

@@ -28,7 +28,7 @@ let package = Package(
         .executable(name: "courier", targets: ["courier"]),
     ],
     dependencies: [
-        .package(path: courierPath.path, traits: ["Security", "Cache", "Metrics", "Tracing", "AsyncHTTPClient"]),
+        .package(path: courierPath.path, traits: ["Security", "Cache", "Metrics", "Tracing", "AsyncHTTPClient", "OpenAPI"]),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -37,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     ],
     targets: [
         .target(
@@ -75,6 +76,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
+            swiftSettings: strict
+        ),
+            // The OpenAPI bridge over loopback, with a client generated from Tests/CourierOpenAPITests/openapi.yaml (see the
+        // README there: the generated code is committed, the generator is no dependency).
+        .testTarget(
+            name: "CourierOpenAPITests",
+            dependencies: [
+                courierProduct("Courier"), courierProduct("CourierOpenAPI"), courierProduct("CourierSecurity"),
+                courierProduct("CourierTesting"), "CourierDemoServer",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml", "README.md"],
             swiftSettings: strict
         ),
     ]

@@ -45,6 +45,7 @@ check CourierSecurity Security
 check CourierCache Cache
 check CourierObservability Metrics,Tracing
 check CourierAsyncHTTPClient AsyncHTTPClient
+check CourierOpenAPI OpenAPI
 
 core=$(cat "$work/app-Courier-/count")
 if (( core > 3 )); then
