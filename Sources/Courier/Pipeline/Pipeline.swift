@@ -44,9 +44,14 @@ public struct Pipeline: Sendable {
     /// The stage names in order, ending with `transport`.
     public var stageNames: [String] { stages.map(\.name) + ["transport"] }
 
-    /// Runs `request` through the chain. With a `recorder`, every stage's effect is traced.
-    public func execute(
-        _ request: CourierRequest, context: InterceptorContext, recorder: TraceRecorder? = nil
+    /// Runs `request` through the chain.
+    public func execute(_ request: CourierRequest, context: InterceptorContext) async throws -> CourierResponse {
+        try await run(0, request, context, nil)
+    }
+
+    /// Runs `request` through the chain; with a `recorder`, every stage's effect is traced.
+    package func execute(
+        _ request: CourierRequest, context: InterceptorContext, recorder: TraceRecorder?
     ) async throws -> CourierResponse {
         try await run(0, request, context, recorder)
     }

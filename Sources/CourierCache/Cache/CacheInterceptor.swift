@@ -135,10 +135,9 @@ public final class CacheInterceptor: Interceptor {
     /// common parameter value, query and body).
     public func invalidate(_ endpoint: Endpoint, client: CourierClient) async throws {
         let request = try client.makeRequest(for: endpoint)
-        let path = (request.head.path ?? "/").split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let resource = CacheKey.resource(
             method: request.head.method, scheme: request.head.scheme, authority: request.head.authority,
-            path: path.first.map(String.init) ?? "/")
+            path: RequestTarget(request.head.path).path)
         await store.remove(CacheKey(rawValue: resource))
         await store.removeAll(keyPrefix: resource + "?")
         await store.removeAll(keyPrefix: resource + " ")
