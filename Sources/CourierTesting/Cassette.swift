@@ -136,6 +136,8 @@ extension Cassette {
 
     /// What a recorded request got.
     ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
+    ///
     /// ```swift
     /// switch exchange.outcome {
     /// case .response(let head, let body): print(head.status, body.count)

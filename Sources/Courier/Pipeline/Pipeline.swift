@@ -23,8 +23,9 @@ public struct Pipeline: Sendable {
     let transportOptions: TransportOptions
 
     /// Builds a chain from `global`, `module` and `endpoint` interceptors: ordered by ``Interceptor/role``,
-    /// and within a role global → module → endpoint (each list in its own order).
-    public init(
+    /// and within a role global → module → endpoint (each list in its own order). The client builds its
+    /// chains with this (``CourierClient/pipeline(for:)``); package access, not public API.
+    package init(
         global: [any Interceptor], module: [any Interceptor], endpoint: [any Interceptor],
         codec: any Interceptor = CodecStage(), transport: any Transport,
         transportOptions: TransportOptions = TransportOptions()

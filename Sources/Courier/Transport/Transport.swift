@@ -64,6 +64,8 @@ public struct TransportOptions: Sendable {
 
 /// The enumerated transport failures, and helpers for transports to produce them.
 ///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
+///
 /// ```swift
 /// throw TransportFailure.timedOut.error(underlying: someError)
 /// ```

@@ -9,6 +9,8 @@ import Logging
 /// What a cache does with one call, decided from the policy and the entry alone (no I/O), so the rules
 /// can be tested as a table.
 ///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
+///
 /// ```swift
 /// CacheDecision.decide(policy: .normal(ttl: .seconds(60)), entry: nil, now: now)   // .fetch
 /// ```
@@ -48,6 +50,8 @@ public enum CacheDecision: Sendable, Hashable {
 
 /// Why a cached entry was not used for a call: on ``Courier/ResponseMetadata/cacheRejection``, on
 /// ``Courier/CourierResponse/cacheRejection`` and in the trace (`cache entry rejected: expired`).
+///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
 public enum CacheRejection: String, Sendable, Hashable, CaseIterable {
     /// Older than its TTL (it was revalidated or fetched again).
     case expired
