@@ -5,7 +5,7 @@
 #
 # The seed corpus Fixtures/fuzz/TARGET/ is copied into Fuzz/corpus-work/TARGET/ (gitignored), where the
 # fuzzer grows it across runs; crashing, hanging (timeout-*) and memory-hungry (oom-*) inputs land in
-# Fuzz/corpus-work/TARGET-artifacts/. A crash found
+# Fuzz/corpus-work/TARGET-artifacts/, and -jobs logs (fuzz-N.log) in Fuzz/corpus-work/. A crash found
 # should be fixed and its input added to the codec's regression tests.
 set -euo pipefail
 
@@ -59,5 +59,8 @@ export LSAN_OPTIONS="suppressions=$fuzz_dir/lsan.supp:print_suppressions=0${LSAN
 # An input that runs 10 s (libFuzzer's default is 1,200) or takes 2 GiB is a finding, saved as a timeout-* or
 # oom-* artifact: hangs and unbounded memory are bugs here, like crashes. Options given on the command line
 # come later and win.
+# From inside the ignored work folder: with -jobs/-workers libFuzzer writes fuzz-N.log files to the current
+# directory, and those must not land in the repository either.
+cd "$fuzz_dir/corpus-work"
 exec "$bin_dir/$target" "$work" -max_total_time="$seconds" -artifact_prefix="$artifacts/" -print_final_stats=1 \
     -timeout=10 -rss_limit_mb=2048 "$@"

@@ -485,7 +485,7 @@ public struct HTTPClientTransport: Transport {
         case is SocketAddressError.UnknownHost:
             return .hostNotFound
         case let io as IOError:
-            return failure(errno: io.errnoCode)
+            return TransportFailure(errno: io.errnoCode)
         case let channel as ChannelError:
             switch channel {
             case .connectTimeout: return .timedOut
@@ -499,17 +499,6 @@ public struct HTTPClientTransport: Transport {
             return .tlsFailure
         default:
             return .other
-        }
-    }
-
-    /// The failure for a socket error number.
-    static func failure(errno code: Int32) -> TransportFailure {
-        switch code {
-        case ECONNREFUSED, EHOSTUNREACH, EADDRNOTAVAIL: return .cannotConnect
-        case ENETUNREACH, ENETDOWN: return .notConnected
-        case ETIMEDOUT: return .timedOut
-        case ECONNRESET, ECONNABORTED, EPIPE, ENOTCONN: return .connectionLost
-        default: return .other
         }
     }
 }

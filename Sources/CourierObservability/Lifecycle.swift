@@ -47,6 +47,8 @@ public struct CallInfo: Sendable {
 }
 
 /// How a call ended.
+///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
 public enum CallOutcome: Sendable {
     /// A response (any status) from a source.
     case response(status: Int, source: ResponseSource)

@@ -4,43 +4,29 @@ public import Logging
 /// Logs each call with swift-log: every request exactly as it is sent (method, URL, header fields after auth,
 /// common parameters and signing; one line per attempt or redirect hop), and the outcome as the caller gets
 /// it — status, duration and source, or the error (HTTP, business, validation and decoding failures
-/// included, since the stage sits in the ``Courier/InterceptorRole/observation`` role). Secrets never reach the log: listed header fields
-/// and query parameters are replaced by `<redacted>`, and bodies are never logged.
+/// included, since the stage sits in the ``Courier/InterceptorRole/observation`` role). Secrets never reach
+/// the log: the values of header fields and query parameters that ``redaction`` calls secret (by default any
+/// name containing token, secret, password, session, auth, key, signature, cookie or credential, such as
+/// `X-Session-Token` or `auth_token`) are replaced by ``Courier/RedactionPolicy/placeholder``, and bodies
+/// are never logged. Every line carries the metadata `call`, `module`, `endpoint` and, when the endpoint has
+/// ``Courier/Endpoint/tags``, `tags` (sorted, joined with `,`).
 ///
 /// ```swift
 /// var logging = LoggingInterceptor(logger: Logger(label: "app.network"))
-/// logging.redaction.queryParameters.insert("session")
+/// logging.redaction.names.insert("sid")
 /// let client = CourierClient(configuration: .init(interceptors: [logging]))
 /// ```
 public struct LoggingInterceptor: Interceptor {
-    /// What is hidden.
-    public struct Redaction: Sendable {
-        /// Header field names (lowercase) whose values are hidden.
-        public var headerFields: Set<String>
-        /// Query parameter names (lowercase) whose values are hidden.
-        public var queryParameters: Set<String>
-        /// What replaces a hidden value.
-        public var replacement: String
-
-        /// Authorization, cookies, API keys, tokens, signatures and passwords.
-        public init() {
-            headerFields = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key",
-                            "x-auth-token", "x-signature", "x-access-token"]
-            queryParameters = ["token", "access_token", "refresh_token", "password", "secret", "sign", "signature",
-                               "key", "api_key", "apikey", "session"]
-            replacement = "<redacted>"
-        }
-    }
 
     /// The logger (nil: the client's, from the context).
     public var logger: Logger?
     /// The level of the request and response lines (failures log at `warning`).
     public var level: Logger.Level
-    /// What is hidden.
-    public var redaction: Redaction
+    /// Which header field and query parameter values are hidden.
+    public var redaction: RedactionPolicy
 
     /// A logging stage at `level` (info by default).
-    public init(logger: Logger? = nil, level: Logger.Level = .info, redaction: Redaction = Redaction()) {
+    public init(logger: Logger? = nil, level: Logger.Level = .info, redaction: RedactionPolicy = RedactionPolicy()) {
         self.logger = logger
         self.level = level
         self.redaction = redaction
@@ -58,6 +44,9 @@ public struct LoggingInterceptor: Interceptor {
         logger[metadataKey: "call"] = "\(context.callID)"
         logger[metadataKey: "module"] = "\(context.module.name)"
         logger[metadataKey: "endpoint"] = "\(context.endpoint.name)"
+        if !context.endpoint.tags.isEmpty {
+            logger[metadataKey: "tags"] = "\(context.endpoint.tags.sorted().joined(separator: ","))"
+        }
         let level = self.level
         let sendLogger = logger
         context.onSend { sent in
@@ -79,19 +68,9 @@ public struct LoggingInterceptor: Interceptor {
         }
     }
 
-    /// The URL with secret query values replaced.
+    /// The URL as sent (still percent-encoded), with secret query values replaced.
     public func redactedURL(_ head: HTTPRequest) -> String {
-        let path = head.path ?? "/"
-        let parts = path.split(separator: "?", maxSplits: 1).map(String.init)
-        var text = "\(head.scheme ?? "http")://\(head.authority ?? "")\(parts.first ?? "/")"
-        if parts.count > 1 {
-            let items = QueryItem.decode(parts[1]).map { item in
-                redaction.queryParameters.contains(item.name.lowercased()) && item.value != nil
-                    ? QueryItem(item.name, redaction.replacement) : item
-            }
-            text += "?" + items.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
-        }
-        return text
+        "\(head.scheme ?? "http")://\(head.authority ?? "")" + redaction.redacting(target: head.path ?? "/")
     }
 
     /// The header fields with secret values replaced.
@@ -99,7 +78,7 @@ public struct LoggingInterceptor: Interceptor {
         var metadata: Logger.Metadata = [:]
         for field in fields {
             let name = field.name.canonicalName
-            let value = redaction.headerFields.contains(name) ? redaction.replacement : field.value
+            let value = redaction.value(of: field)
             if let existing = metadata[name] {
                 metadata[name] = "\(existing), \(value)"
             } else {

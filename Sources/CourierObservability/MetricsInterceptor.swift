@@ -5,7 +5,9 @@ import HTTPTypes
 /// Records swift-metrics per module and endpoint, for the outcome as the caller gets it (an HTTP error, a
 /// business code, a schema violation or a model that does not decode is a failure): a call counter
 /// (`courier_calls_total`, with the outcome `success`/`failure` and the source), a failure counter by error code (`courier_call_failures_total`) and
-/// a duration timer (`courier_call_duration`).
+/// a duration timer (`courier_call_duration`). Every metric carries the dimensions `module`, `endpoint` and
+/// `tags` (the endpoint's ``Courier/Endpoint/tags``, sorted and joined with `,`; empty when it has none), so a
+/// dashboard can group calls across modules by tag (`checkout`, `screen:profile`).
 ///
 /// ```swift
 /// let metrics = MetricsInterceptor()                       // uses MetricsSystem.factory
@@ -31,7 +33,8 @@ public struct MetricsInterceptor: Interceptor {
     public func intercept(
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
     ) async throws -> CourierResponse {
-        let dimensions = [("module", context.module.name), ("endpoint", context.endpoint.name)]
+        let dimensions = [("module", context.module.name), ("endpoint", context.endpoint.name),
+                          ("tags", context.endpoint.tags.sorted().joined(separator: ","))]
         let clock = ContinuousClock()
         let start = clock.now
         do {

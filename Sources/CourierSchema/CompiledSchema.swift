@@ -116,6 +116,8 @@ public struct CompiledSchema: Sendable {
     public static let limitKeyword = "$limit"
 
     /// How a validation ended: valid, invalid, or given up at a limit.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Outcome: Sendable, Hashable {
         /// The value is valid.
         case valid

@@ -7,6 +7,8 @@ public import Foundation
 /// A JSON Schema draft: the dialect a schema is read in. A schema selects it with `$schema`; a schema
 /// without one uses ``SchemaRegistry/Options/defaultDraft``.
 ///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
+///
 /// ```swift
 /// var options = SchemaRegistry.Options()
 /// options.defaultDraft = .draft7          // for schemas that carry no "$schema"

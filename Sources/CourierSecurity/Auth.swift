@@ -74,6 +74,8 @@ public actor CredentialStore {
     public typealias ReLogin = @Sendable (ReLoginReason) async throws -> Credential?
 
     /// Why a sign-in is needed.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum ReLoginReason: Sendable, CustomStringConvertible {
         /// There is no credential (never signed in, or signed out).
         case signedOut

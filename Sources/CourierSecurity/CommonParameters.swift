@@ -32,6 +32,8 @@ import HTTPTypes
 /// ```
 public struct CommonParameters: Interceptor {
     /// Where the parameters go.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Placement: Sendable, Hashable {
         /// The URL query.
         case query
@@ -42,6 +44,8 @@ public struct CommonParameters: Interceptor {
     }
 
     /// Who wins when the endpoint already has a parameter of that name.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum ConflictPolicy: Sendable, Hashable {
         /// The endpoint's value stays.
         case keepEndpoint

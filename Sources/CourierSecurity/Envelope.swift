@@ -208,6 +208,8 @@ public struct EncryptionHeader: Sendable, Hashable, CustomStringConvertible {
 /// ```
 public struct EnvelopeSealer: Sendable {
     /// The cipher of an envelope.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Algorithm: Sendable, Hashable, CaseIterable {
         /// AES-256-GCM (envelope version 1).
         case aes256GCM
@@ -238,6 +240,8 @@ public struct EnvelopeSealer: Sendable {
     }
 
     /// How an envelope is written into a body.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Encoding: Sendable, Hashable {
         /// The bytes as they are (`application/octet-stream`).
         case binary

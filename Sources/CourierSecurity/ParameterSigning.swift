@@ -24,6 +24,8 @@ import HTTPTypes
 /// ```
 public struct ParameterSigner: Sendable, CustomStringConvertible {
     /// The hash.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Digest: Sendable, Hashable {
         /// MD5 (legacy APIs only).
         case md5
@@ -36,6 +38,8 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
     }
 
     /// How each pair is written.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum PairFormat: Sendable, Hashable {
         /// `name=value`.
         case keyEqualsValue
@@ -44,6 +48,8 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
     }
 
     /// Where the secret goes in the signed string.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum SecretPlacement: Sendable, Hashable {
         /// After the pairs as one more pair: `…&key=SECRET` (name given; the separator and pair format apply).
         case parameter(name: String)
@@ -56,6 +62,8 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
     }
 
     /// Hex letter case.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum LetterCase: Sendable, Hashable {
         /// `9a0a…`.
         case lower
@@ -192,6 +200,8 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
 /// ```
 public struct ParameterSigning: Interceptor {
     /// Where the added fields go.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Placement: Sendable, Hashable {
         /// The payload when the request sends one as a body, else the query.
         case automatic
@@ -202,6 +212,8 @@ public struct ParameterSigning: Interceptor {
     }
 
     /// The order of the outgoing parameters.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Order: Sendable, Hashable {
         /// Added fields after the existing ones, signature last.
         case appended

@@ -218,6 +218,8 @@ public final class NonceStore: Sendable {
     public var count: Int { state.withLock { $0.seen.count } }
 
     /// The outcome of ``insert(_:expiresAt:now:)``.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Insertion: Sendable, Equatable {
         /// The nonce is new and is now remembered.
         case accepted

@@ -14,6 +14,8 @@
 /// ```
 public struct ValueGenerator: Sendable {
     /// The kinds of value the generator can produce.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// ``Value/null``.
         case null
@@ -38,6 +40,8 @@ public struct ValueGenerator: Sendable {
     }
 
     /// What object member names look like.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum KeyStyle: Sendable, Hashable {
         /// Any string, including escapes and non-ASCII text.
         case unicode

@@ -42,19 +42,56 @@ final class RecordingObserver: CallLifecycleObserver {
         let log = CapturingLog()
         let client = CourierClient(transport: InMemoryTransport.successful(),
                             configuration: .init(interceptors: [LoggingInterceptor(logger: log.logger)]))
-        var endpoint = Fixture.endpoint("/me",
-                                        query: [QueryItem("token", "s3cr3t-token"), QueryItem("page", "2")])
+        var endpoint = Fixture.endpoint("/me", query: [
+            QueryItem("token", "s3cr3t-token"), QueryItem("auth_token", "s3cr3t-auth"), QueryItem("page", "2"),
+            QueryItem("q", "a b"),
+        ])
         endpoint.headers[.authorization] = "Bearer s3cr3t-bearer"
+        endpoint.headers[HTTPField.Name("X-Session-Token")!] = "s3cr3t-session"
         endpoint.headers[HTTPField.Name("X-Trace")!] = "trace-1"
         _ = try await client.send(endpoint)
         let all = log.texts.joined(separator: "\n")
         #expect(!all.contains("s3cr3t"))
-        #expect(all.contains("token=<redacted>"))
-        #expect(all.contains("page=2"))
-        #expect(all.contains(#""authorization": "<redacted>""#))
+        // The URL as sent (still percent-encoded), only the secret values replaced.
+        #expect(all.contains("/me?token=REDACTED&auth_token=REDACTED&page=2&q=a%20b"))
+        #expect(all.contains(#""authorization": "REDACTED""#))
+        #expect(all.contains(#""x-session-token": "REDACTED""#))
         #expect(all.contains(#""x-trace": "trace-1""#))
         #expect(all.contains("← 200"))
         #expect(all.contains("call=#"))
+    }
+
+    @Test func loggingFollowsItsRedactionPolicy() async throws {
+        let log = CapturingLog()
+        var logging = LoggingInterceptor(logger: log.logger)
+        logging.redaction.names.insert("tenant")
+        logging.redaction.exemptions.insert("keyword")
+        let client = CourierClient(transport: InMemoryTransport.successful(), configuration: .init(interceptors: [logging]))
+        let endpoint = Fixture.endpoint("/s",
+                                        query: [QueryItem("tenant", "acme"), QueryItem("keyword", "swift")])
+        _ = try await client.send(endpoint)
+        let all = log.texts.joined(separator: "\n")
+        #expect(all.contains("tenant=REDACTED&keyword=swift"))
+    }
+
+    @Test func endpointTagsAreLogMetadataAndMetricsDimensions() async throws {
+        let log = CapturingLog()
+        let metrics = TestMetrics()
+        let client = CourierClient(
+            transport: InMemoryTransport.successful(),
+            configuration: .init(interceptors: [LoggingInterceptor(logger: log.logger), MetricsInterceptor(factory: metrics)]))
+        var tagged = Fixture.endpoint("/t", module: Fixture.module("shop"))
+        tagged.tags = ["screen:cart", "checkout"]
+        _ = try await client.send(tagged)
+        _ = try await client.send(Fixture.endpoint("/u", module: Fixture.module("shop")))
+        let lines = log.texts
+        #expect(lines.filter { $0.contains("endpoint=get/t") }.allSatisfy { $0.contains("tags=checkout,screen:cart") })
+        #expect(lines.filter { $0.contains("endpoint=get/t") }.count == 2)
+        #expect(lines.filter { $0.contains("endpoint=get/u") }.allSatisfy { !$0.contains("tags=") })
+        #expect(metrics.counter(
+            "courier_calls_total{module=shop,endpoint=get/t,tags=checkout,screen:cart,outcome=success,source=network}") == 1)
+        #expect(metrics.counter("courier_calls_total{module=shop,endpoint=get/u,tags=,outcome=success,source=network}") == 1)
+        #expect(metrics.timerSamples("courier_call_duration{module=shop,endpoint=get/t,tags=checkout,screen:cart}").count == 1)
     }
 
     @Test func loggingLogsFailuresAtWarning() async throws {
@@ -81,7 +118,7 @@ final class RecordingObserver: CallLifecycleObserver {
         _ = try await client.send(endpoint)
         await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) }
         await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) }
-        let base = "module=shop,endpoint=get/m"
+        let base = "module=shop,endpoint=get/m,tags="
         #expect(metrics.counter("courier_calls_total{\(base),outcome=success,source=network}") == 1)
         #expect(metrics.counter("courier_calls_total{\(base),outcome=failure,source=network}") == 1)   // the 404
         #expect(metrics.counter("courier_calls_total{\(base),outcome=failure,source=none}") == 1)      // the timeout

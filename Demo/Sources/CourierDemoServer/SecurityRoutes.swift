@@ -183,16 +183,10 @@ struct SignedParameterRoutes: DemoRouteGroup {
         router.post("/signed/echo") { request, _ in try await handle(request) }
     }
 
-    /// `a=1&b` → pairs, percent-decoded with Foundation (an invalid escape keeps the raw text).
+    /// `a=1&b` → pairs, percent-decoded as Courier decodes them (``Courier/ParameterEncoding/parse(_:plusAsSpace:)``:
+    /// an invalid escape stays as it is), so the verifier reads exactly the parameters the client signed.
     static func pairs(_ text: String, plusAsSpace: Bool) -> [QueryItem] {
-        func decode(_ part: Substring) -> String {
-            let raw = plusAsSpace ? part.replacingOccurrences(of: "+", with: " ") : String(part)
-            return raw.removingPercentEncoding ?? raw
-        }
-        return text.split(separator: "&").map { segment in
-            let parts = segment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return QueryItem(decode(parts[0]), parts.count > 1 ? decode(parts[1]) : nil)
-        }
+        ParameterEncoding.parse(text, plusAsSpace: plusAsSpace)
     }
 }
 

@@ -438,7 +438,7 @@ struct MultipartParser {
                 guard let range = line.range(of: "\(key)=\"") else { return nil }
                 let rest = line[range.upperBound...]
                 guard let close = rest.firstIndex(of: "\"") else { return nil }
-                return String(rest[..<close]).removingPercentEncoding
+                return QueryItem.percentDecode(rest[..<close])
             }
             guard let name = parameter(" name") ?? parameter(";name") else { return nil }
             return Part(name: name, fileName: parameter("filename"))

@@ -66,7 +66,7 @@ struct Send: AsyncParsableCommand {
     @Option(help: "The full protobuf message name of the answer, e.g. demo.UserResponse.")
     var message: String?
 
-    @Flag(help: "Print the header fields and every stage of the chain.")
+    @Flag(help: "Print the header fields (secret values as REDACTED) and every stage of the chain.")
     var trace = false
 
     @Option(help: "A JSON file declaring modules and their interceptors.")
@@ -113,7 +113,7 @@ struct Send: AsyncParsableCommand {
             print("HTTP \(metadata.status.code) \(reason)  (\(metadata.body.count) B\(metadata.format.map { " \($0)" } ?? ""), "
                   + "\(milliseconds(metadata.duration)), call \(metadata.callID))")
             if trace {
-                for field in metadata.headerFields { print("\(field.name): \(field.value)") }
+                for field in metadata.headerFields { print("\(field.name): \(RedactionPolicy().value(of: field))") }
                 if let chain = metadata.trace {
                     print("-- chain")
                     print(chain)
@@ -136,7 +136,7 @@ struct Send: AsyncParsableCommand {
 
     private func printTrace(_ metadata: ResponseMetadata) {
         guard trace else { return }
-        for field in metadata.headerFields { print("\(field.name): \(field.value)") }
+        for field in metadata.headerFields { print("\(field.name): \(RedactionPolicy().value(of: field))") }
         if let chain = metadata.trace {
             print("-- chain")
             print(chain)

@@ -144,6 +144,22 @@ struct CLI {
         }
     }
 
+    @Test func sendTracesShowSecretHeaderValuesAsTheOnePlaceholder() async throws {
+        try await withDemoServer { server, _ in
+            let json = """
+                {"interceptors": [{"type": "headers", "headers": {"X-Session-Token": "s3ss10n", "X-Platform": "linux"}}]}
+                """
+            let config = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).json")
+            try Data(json.utf8).write(to: config)
+            defer { try? FileManager.default.removeItem(at: config) }
+            let result = try CLI.run(["send", "GET", "\(server.baseURL)/echo", "--config", config.path, "--trace"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("+header X-Session-Token: REDACTED"))
+            #expect(result.stdout.contains("+header X-Platform: linux"))
+            #expect(!result.stdout.contains("X-Session-Token: s3ss10n"))
+        }
+    }
+
     @Test func helpDocumentsEverySubcommand() throws {
         let help = try CLI.run(["--help"])
         #expect(help.status == 0)

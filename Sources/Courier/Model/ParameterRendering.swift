@@ -446,7 +446,6 @@ extension InterceptorContext {
         let path = path ?? "/"
         let text = try parameterEncoding.render(payload)
         guard !text.isEmpty else { return path }
-        let separator = path.contains("?") ? (path.hasSuffix("?") || path.hasSuffix("&") ? "" : "&") : "?"
-        return path + separator + text
+        return RequestTarget(path).appendingQuery(text).text
     }
 }

@@ -26,10 +26,10 @@ public import Logging
 /// | ``InterceptorRole/validation`` | the decoded response of a successful outcome | `SchemaValidation` |
 /// | ``InterceptorRole/resilience`` | each attempt's outcome | `RetryInterceptor`, `ConcurrencyLimiter` |
 /// | ``InterceptorRole/routing`` | each attempt, before its host is chosen | `FailoverInterceptor` |
-/// | *`routing`* | picks the host of every attempt at send time (``RoutingStage``) | built in |
-/// | *`errorMapping`* | evaluates each response once: status and business code → ``CourierResponse/failure`` | built in (``ErrorMappingStage``) |
-/// | *`codec`* | encodes the payload, decodes the body | built in (``CodecStage``) |
-/// | ``InterceptorRole/network`` | the bytes as sent and received | the client's `redirects` stage (``RedirectInterceptor``, first, so each hop passes the others again), ``CookieJar``, `Envelope` encryption, `RequestSigning` |
+/// | *`routing`* | picks the host of every attempt at send time (built in) | built in |
+/// | *`errorMapping`* | evaluates each response once: status and business code → ``CourierResponse/failure`` | built in |
+/// | *`codec`* | encodes the payload, decodes the body | built in |
+/// | ``InterceptorRole/network`` | the bytes as sent and received | the client's `redirects` stage (built in, first, so each hop passes the others again), ``CookieJar``, `Envelope` encryption, `RequestSigning` |
 ///
 /// So a cache registered globally still keys on a module's common parameters and credentials, a global
 /// logger logs the request with its auth and signature, and retry and failover move the failing call
@@ -63,6 +63,8 @@ extension Interceptor {
 }
 
 /// Where an interceptor sits in every chain, outermost first (see ``Interceptor`` for the diagram).
+///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
 public enum InterceptorRole: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
     /// Outermost: logging, metrics, lifecycle. Sees the outcome exactly as the caller gets it.
     case observation
@@ -77,7 +79,10 @@ public enum InterceptorRole: Int, Sendable, Comparable, CaseIterable, CustomStri
     case resilience
     /// Influences which host an attempt goes to: failover.
     case routing
-    /// After encoding, before decoding: sees the bytes (encryption, signing, compression).
+    /// After encoding, before decoding: sees the bytes (encryption, signing, cookies). Courier has no
+    /// compression stage: the transports inflate `gzip`/`deflate` responses themselves, counting the
+    /// inflated bytes against ``TransportOptions/maximumResponseSize`` (a decompression bomb fails as
+    /// ``CourierError/Code/responseTooLarge``), and request bodies are sent as encoded.
     case network
 
     public static func < (lhs: InterceptorRole, rhs: InterceptorRole) -> Bool { lhs.rawValue < rhs.rawValue }

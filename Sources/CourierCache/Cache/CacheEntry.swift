@@ -35,12 +35,8 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         excluding exclusions: Set<String> = []
     ) {
         let exclusions = exclusions.union(endpoint.cacheKeyExclusions)
-        let path = request.head.path ?? "/"
-        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        var parameters: [(String, String)] = []
-        if parts.count > 1 {
-            parameters += QueryItem.decode(String(parts[1])).map { ($0.name, $0.value ?? "") }
-        }
+        let target = RequestTarget(request.head.path)
+        var parameters = target.queryItems.map { ($0.name, $0.value ?? "") }
         var extra = ""
         if let payload = request.payload {
             // The pairs the codec stage will send (ParameterEncoding, the one renderer of parameters).
@@ -56,7 +52,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         if !exclusions.isEmpty { parameters.removeAll { exclusions.contains($0.0) } }
         parameters.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         var text = Self.resource(method: request.head.method, scheme: request.head.scheme,
-                                 authority: request.head.authority, path: parts.first.map(String.init) ?? "/")
+                                 authority: request.head.authority, path: target.path)
         if !parameters.isEmpty { text += "?" + QueryItem.encode(parameters.map { QueryItem($0.0, $0.1) }) }
         text += extra
         let fields = request.head.headerFields
@@ -90,16 +86,14 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
-    /// A stable text for a value, members in order (they are already ordered by the caller's intent).
+    /// A stable text for a value, object members sorted by key. Scalars read as
+    /// ``Courier/ParameterEncoding/scalarText(_:)`` writes them into a query (`2.0` is `2`, as it is sent),
+    /// so a body and a query holding the same number share one text.
     static func canonical(_ value: Value) -> String {
         switch value {
         case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .int(let i): return String(i)
-        case .uint(let u): return String(u)
-        case .double(let d): return "\(d)"
-        case .number(let s), .string(let s): return s
-        case .bytes(let b): return Data(b).base64EncodedString()
+        case .double(let d) where !d.isFinite: return "\(d)"
+        case .bool, .int, .uint, .double, .number, .string, .bytes: return ParameterEncoding.scalarText(value) ?? ""
         case .array(let a): return "[" + a.map(canonical).joined(separator: ",") + "]"
         case .object(let o):
             return "{" + o.sortedByKey().map { "\($0.key):\(canonical($0.value))" }.joined(separator: ",") + "}"

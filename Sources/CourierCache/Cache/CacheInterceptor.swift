@@ -10,6 +10,8 @@ import Logging
 /// What a cache does with one call, decided from the policy and the entry alone (no I/O), so the rules
 /// can be tested as a table.
 ///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
+///
 /// ```swift
 /// CacheDecision.decide(policy: .normal(ttl: .seconds(60)), entry: nil, now: now)   // .fetch
 /// ```
@@ -49,6 +51,8 @@ public enum CacheDecision: Sendable, Hashable {
 
 /// Why a cached entry was not used for a call: on ``Courier/ResponseMetadata/cacheRejection``, on
 /// ``Courier/CourierResponse/cacheRejection`` and in the trace (`cache entry rejected: expired`).
+///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
 public enum CacheRejection: String, Sendable, Hashable, CaseIterable {
     /// Older than its TTL (it was revalidated or fetched again).
     case expired
@@ -136,10 +140,9 @@ public final class CacheInterceptor: Interceptor {
     /// common parameter value, query and body).
     public func invalidate(_ endpoint: Endpoint, client: CourierClient) async throws {
         let request = try client.makeRequest(for: endpoint)
-        let path = (request.head.path ?? "/").split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let resource = CacheKey.resource(
             method: request.head.method, scheme: request.head.scheme, authority: request.head.authority,
-            path: path.first.map(String.init) ?? "/")
+            path: RequestTarget(request.head.path).path)
         await store.remove(CacheKey(rawValue: resource))
         await store.removeAll(keyPrefix: resource + "?")
         await store.removeAll(keyPrefix: resource + " ")

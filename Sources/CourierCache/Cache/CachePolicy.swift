@@ -9,6 +9,8 @@ public import HTTPTypes
 /// How a ``CacheInterceptor`` treats one endpoint's responses. Set it per endpoint (or per module as the
 /// default of its endpoints) with ``Courier/Endpoint/cachePolicy``.
 ///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
+///
 /// ```swift
 /// var endpoint = Endpoint(name: "banner", module: home, path: "/banner")
 /// endpoint.cachePolicy = .normal(ttl: .seconds(300))

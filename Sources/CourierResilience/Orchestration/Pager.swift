@@ -17,6 +17,8 @@ public struct PageRequest: Sendable, Hashable {
 }
 
 /// How a ``Pager`` moves to the next page.
+///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
 public enum Paging: Sendable, Hashable {
     /// Page numbers from `first`: the next request asks for the next number.
     case pageNumbers(first: Int)

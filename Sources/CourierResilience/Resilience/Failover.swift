@@ -18,6 +18,8 @@ import Logging
 /// ```
 public struct FailoverWindow: Sendable, Hashable {
     /// One call's outcome, as failover sees it.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Outcome: Sendable, Hashable {
         /// The server answered (whatever the status).
         case success
@@ -26,6 +28,8 @@ public struct FailoverWindow: Sendable, Hashable {
     }
 
     /// What to do after an outcome.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Action: Sendable, Hashable {
         /// Nothing.
         case none
@@ -85,7 +89,7 @@ public struct FailoverWindow: Sendable, Hashable {
 /// Switches a service to its next host when too many of its calls fail at the network level (see
 /// ``FailoverWindow``), one window per ``Courier/APIService``. It sits in the ``Courier/InterceptorRole/routing``
 /// role, above the built-in `routing` stage that picks each attempt's host: the failing call itself already
-/// moves to the next host (``Courier/RoutingStage``); this stage moves the *service*, so later calls start
+/// moves to the next host (the built-in `routing` stage); this stage moves the *service*, so later calls start
 /// on the host that works. A switch can also be ordered from outside,
 /// e.g. when a push message names the host to use.
 ///

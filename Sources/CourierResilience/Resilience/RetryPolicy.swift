@@ -121,6 +121,8 @@ extension APIModule {
 /// ```
 public struct RetryState: Sendable {
     /// What one attempt ended with.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Outcome: Sendable, Hashable {
         /// An HTTP response, with its `Retry-After` if any.
         case response(status: Int, retryAfter: Duration?)
@@ -129,6 +131,8 @@ public struct RetryState: Sendable {
     }
 
     /// What to do next.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Action: Sendable, Hashable {
         /// Keep this outcome (success, a failure not worth retrying, or attempts exhausted).
         case finish
