@@ -11,7 +11,7 @@ public import HTTPTypes
 /// - ``Mode/record(_:)`` forwards every request to a live transport and appends the exchange (response or
 ///   transport failure) to the cassette.
 /// - ``Mode/replay`` answers only from the cassette; a request with no recorded match fails with
-///   ``CourierError/Code/noRecordedExchange``, whose message names the method and URL and the nearest
+///   `CourierError.Code.noRecordedExchange`, whose message names the method and URL and the nearest
 ///   recording's difference.
 /// - ``Mode/replayOrRecord(_:)`` answers from the cassette when it can, else forwards and records.
 ///
@@ -20,9 +20,9 @@ public import HTTPTypes
 /// ones, or only some) or compare bodies another way. Identical requests replay their recordings in order;
 /// once they are used up the last one repeats (or the call fails: ``Options/whenExhausted``). Header
 /// values in ``Options/redactedHeaders`` (`Authorization`, `Cookie`, `Set-Cookie` by default) never reach the
-/// cassette. Recorded failures replay as the same ``CourierError/Code``. Like every transport it honours
-/// ``TransportOptions/timeout`` (a recording that times out is recorded as ``TransportFailure/timedOut``),
-/// ``TransportOptions/maximumResponseSize`` and task cancellation (``TransportFailure/cancelled``, never
+/// cassette. Recorded failures replay as the same `CourierError.Code`. Like every transport it honours
+/// `TransportOptions.timeout` (a recording that times out is recorded as `TransportFailure.timedOut`),
+/// `TransportOptions.maximumResponseSize` and task cancellation (`TransportFailure.cancelled`, never
 /// recorded).
 ///
 /// ```swift
@@ -213,7 +213,7 @@ extension ReplayTransport {
         public static func record(_ live: any Transport) -> Mode { Mode(base: .record(live)) }
 
         /// Answer only from the cassette; an unmatched request fails with
-        /// ``CourierError/Code/noRecordedExchange``.
+        /// `CourierError.Code.noRecordedExchange`.
         public static let replay = Mode(base: .replay)
 
         /// Answer from the cassette when a recording matches; otherwise forward to `live` and record.
@@ -363,7 +363,7 @@ extension ReplayTransport {
 
         /// Replay the last matching recording again (the default).
         public static let repeatLast = Exhaustion(base: .repeatLast)
-        /// Fail with ``CourierError/Code/noRecordedExchange`` in ``Mode/replay``; forward and record in
+        /// Fail with `CourierError.Code.noRecordedExchange` in ``Mode/replay``; forward and record in
         /// ``Mode/replayOrRecord(_:)``.
         public static let fail = Exhaustion(base: .fail)
 

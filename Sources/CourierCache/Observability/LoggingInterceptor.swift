@@ -4,7 +4,7 @@ public import Logging
 /// Logs each call with swift-log: every request exactly as it is sent (method, URL, header fields after auth,
 /// common parameters and signing; one line per attempt or redirect hop), and the outcome as the caller gets
 /// it — status, duration and source, or the error (HTTP, business, validation and decoding failures
-/// included, since the stage sits in the ``Courier/InterceptorRole/observation`` role). Secrets never reach the log: listed header fields
+/// included, since the stage sits in the `InterceptorRole.observation` role). Secrets never reach the log: listed header fields
 /// and query parameters are replaced by `<redacted>`, and bodies are never logged.
 ///
 /// ```swift
@@ -48,7 +48,7 @@ public struct LoggingInterceptor: Interceptor {
 
     /// `logging`.
     public var name: String { "logging" }
-    /// ``Courier/InterceptorRole/observation``.
+    /// `InterceptorRole.observation`.
     public var role: InterceptorRole { .observation }
 
     public func intercept(
