@@ -104,7 +104,6 @@ public struct CourierError: Error, Sendable {
 }
 
 extension CourierError {
-
     /// The broad kind of failure; every ``Code`` belongs to one.
     public enum Category: String, Sendable, CaseIterable, CustomStringConvertible {
         /// The request never got an HTTP answer (timeout, refused connection, DNS, offline, TLS).
