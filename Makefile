@@ -9,7 +9,7 @@ VENV_STAMP   := $(VENV)/.installed
 DIFF_REQUIREMENTS := Tests/Differential/requirements.txt
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps venv demo test consumer-check test-tsan bench bench-transfers fuzz schemas clean
+.PHONY: deps venv demo test consumer-check test-tsan bench bench-transfers fuzz schemas docs format-check clean
 
 ## deps: install the system libraries Courier builds on (apt-get update once, only when one is missing)
 deps:
@@ -86,6 +86,21 @@ fuzz: deps
 schemas: deps
 	Schemas/generate.sh
 	Schemas/embed.sh
+
+## docs: every product's DocC documentation, built with the toolchain's docc, warnings as errors
+##       (Scripts/docs.sh; .build/docs/<Product>/; TARGETS="Courier CourierSchema" picks)
+docs: deps
+	SWIFT=$(SWIFT) Scripts/docs.sh $(TARGETS)
+
+# Every Swift file of the repository and its nested packages.
+FORMAT_PATHS := Package.swift Sources Tests Benchmarks Fuzz $(wildcard Demo)
+
+## format-check: swift-format's lint rules (.swift-format) on every Swift file, any finding an error. The layout
+##       (indentation, line breaks) is the code's own and not checked: swift-format's pretty-printer cannot be
+##       tuned to it, and reformatting would touch most files
+format-check:
+	$(SWIFT) format lint --strict --parallel --recursive --debug-disable-pretty-print \
+		--configuration .swift-format $(FORMAT_PATHS)
 
 clean:
 	rm -rf .build .build-tsan Demo/.build Benchmarks/.build Fuzz/.build Fuzz/corpus-work

@@ -76,7 +76,7 @@ public struct LifecycleInterceptor: Interceptor {
 
     /// `lifecycle`.
     public var name: String { "lifecycle" }
-    /// ``Courier/InterceptorRole/observation``.
+    /// `InterceptorRole.observation`.
     public var role: InterceptorRole { .observation }
 
     public func intercept(

@@ -4,12 +4,12 @@ public import Logging
 /// Logs each call with swift-log: every request exactly as it is sent (method, URL, header fields after auth,
 /// common parameters and signing; one line per attempt or redirect hop), and the outcome as the caller gets
 /// it — status, duration and source, or the error (HTTP, business, validation and decoding failures
-/// included, since the stage sits in the ``Courier/InterceptorRole/observation`` role). Secrets never reach
-/// the log: the values of header fields and query parameters that ``redaction`` calls secret (by default any
+/// included, since the stage sits in the `InterceptorRole.observation` role). Secrets never reach
+/// the log: the values of header fields and query parameters that `redaction` calls secret (by default any
 /// name containing token, secret, password, session, auth, key, signature, cookie or credential, such as
-/// `X-Session-Token` or `auth_token`) are replaced by ``Courier/RedactionPolicy/placeholder``, and bodies
+/// `X-Session-Token` or `auth_token`) are replaced by `RedactionPolicy.placeholder`, and bodies
 /// are never logged. Every line carries the metadata `call`, `module`, `endpoint` and, when the endpoint has
-/// ``Courier/Endpoint/tags``, `tags` (sorted, joined with `,`).
+/// `Endpoint.tags`, `tags` (sorted, joined with `,`).
 ///
 /// ```swift
 /// var logging = LoggingInterceptor(logger: Logger(label: "app.network"))
@@ -34,7 +34,7 @@ public struct LoggingInterceptor: Interceptor {
 
     /// `logging`.
     public var name: String { "logging" }
-    /// ``Courier/InterceptorRole/observation``.
+    /// `InterceptorRole.observation`.
     public var role: InterceptorRole { .observation }
 
     public func intercept(

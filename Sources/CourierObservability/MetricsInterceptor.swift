@@ -27,7 +27,7 @@ public struct MetricsInterceptor: Interceptor {
 
     /// `metrics`.
     public var name: String { "metrics" }
-    /// ``Courier/InterceptorRole/observation``.
+    /// `InterceptorRole.observation`.
     public var role: InterceptorRole { .observation }
 
     public func intercept(

@@ -40,7 +40,7 @@ public struct SigningKey: Sendable, CustomStringConvertible, CustomDebugStringCo
     public var customMirror: Mirror { Mirror(self, children: ["id": id], displayStyle: .struct) }
 }
 
-/// The canonical form of a request that ``RequestSigner`` signs and ``SignatureVerifier`` checks: the
+/// The canonical form of a request that ``RequestSigning`` signs and ``SignatureVerifier`` checks: the
 /// exact bytes both sides feed to HMAC-SHA256.
 ///
 /// The string is these lines joined by a single `\n` (no trailing newline):

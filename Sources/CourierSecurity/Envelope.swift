@@ -12,7 +12,7 @@ import Logging
 /// A 256-bit encryption key with its id. Its description never shows the key.
 ///
 /// The legacy AES-CBC mode also needs a MAC key: pass the one your server uses, or leave it out to derive
-/// it with HKDF-SHA256 (no salt, info `courier-cbc-hmac-sha256`) from ``key``.
+/// it with HKDF-SHA256 (no salt, info `courier-cbc-hmac-sha256`) from `key`.
 ///
 /// ```swift
 /// let key = try EncryptionKey.random(id: "2026-01")          // or EncryptionKey(id:keyBytes:) from stored bytes
@@ -24,7 +24,7 @@ public struct EncryptionKey: Sendable, CustomStringConvertible, CustomDebugStrin
     let key: SymmetricKey
     let macKey: SymmetricKey
 
-    /// A key. Fails with ``CourierError/Code/invalidConfiguration`` unless `key` is 256 bits, `macKey` (when
+    /// A key. Fails with `CourierError.Code.invalidConfiguration` unless `key` is 256 bits, `macKey` (when
     /// given) at least 128 bits, and `id` 1 to 255 UTF-8 bytes.
     public init(id: String, key: SymmetricKey, macKey: SymmetricKey? = nil) throws {
         guard (1...255).contains(id.utf8.count) else {
@@ -196,9 +196,9 @@ public struct EncryptionHeader: Sendable, Hashable, CustomStringConvertible {
 ///
 /// **Text form:** the binary envelope in standard base64 (with padding).
 ///
-/// Failures: an unknown version or a truncated envelope → ``CourierError/Code/malformedEnvelope``; a key id
-/// not in the ring → ``CourierError/Code/unknownKey``; a wrong tag or MAC → ``CourierError/Code/decryptionFailed``;
-/// invalid padding under a valid MAC → ``CourierError/Code/badPadding``. Errors never contain key
+/// Failures: an unknown version or a truncated envelope → `CourierError.Code.malformedEnvelope`; a key id
+/// not in the ring → `CourierError.Code.unknownKey`; a wrong tag or MAC → `CourierError.Code.decryptionFailed`;
+/// invalid padding under a valid MAC → `CourierError.Code.badPadding`. Errors never contain key
 /// material or plaintext.
 ///
 /// ```swift
@@ -432,7 +432,7 @@ public struct EnvelopeSealer: Sendable {
 /// encrypted answer). On the way back, a response with `X-Courier-Encryption` is opened under whichever key
 /// it names (older keys in the ring still work) and its `Content-Type` restored, so the codec stage decodes
 /// it as usual. A 2xx response with a body but without encryption fails with
-/// ``CourierError/Code/decryptionFailed`` unless ``Options/requiresEncryptedResponses`` is off.
+/// `CourierError.Code.decryptionFailed` unless ``Options/requiresEncryptedResponses`` is off.
 ///
 /// ```swift
 /// let ring = KeyRing(current: try EncryptionKey(id: "2026-01", key: key))
@@ -466,7 +466,7 @@ public struct EnvelopeEncryption: Interceptor {
 
     /// `EnvelopeEncryption`.
     public var name: String { "EnvelopeEncryption" }
-    /// ``Courier/InterceptorRole/network``.
+    /// `InterceptorRole.network`.
     public var role: InterceptorRole { .network }
 
     public func intercept(

@@ -158,7 +158,7 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
     }
 
     /// Checks the signature in `field` of `parameters` (server side), comparing in constant time; throws
-    /// ``CourierError/Code/signatureMissing`` or ``CourierError/Code/signatureInvalid``.
+    /// `CourierError.Code.signatureMissing` or `CourierError.Code.signatureInvalid`.
     public func verify(_ parameters: [QueryItem], signatureField field: String = "sign") throws {
         guard let sent = parameters.last(where: { $0.name == field })?.value, !sent.isEmpty else {
             throw CourierError(.signatureMissing, detail: "the parameter \(field) is missing")
@@ -170,18 +170,18 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
     }
 }
 
-/// Signs a request's parameters with a ``ParameterSigner`` (``Courier/InterceptorRole/shaping`` role, named `ParameterSigning`),
+/// Signs a request's parameters with a ``ParameterSigner`` (`InterceptorRole.shaping` role, named `ParameterSigning`),
 /// optionally after adding a timestamp and a nonce; the signature is added as one more parameter.
 ///
 /// **What is signed is what is sent.** The signed pairs are read back from the final text, rendered by the
-/// one renderer, ``ParameterEncoding`` (the call's ``InterceptorContext/parameterEncoding``):
+/// one renderer, `ParameterEncoding` (the call's `InterceptorContext.parameterEncoding`):
 ///
 /// - GET, HEAD, DELETE: the stage moves the payload into the query itself (exactly as the codec stage
 ///   would), then signs every pair of the query as it will be sent, percent-decoded (`+` stays a plus).
 ///   The query already in the path keeps its bytes.
-/// - A form body: the stage encodes it itself (``InterceptorContext/encodeBody(_:format:hints:)``, the
+/// - A form body: the stage encodes it itself (`InterceptorContext.encodeBody(_:format:hints:)`, the
 ///   codec stage's own path) and signs the query's pairs and the body's pairs (`+` read as a space).
-/// - Other bodies (JSON, XML, protobuf): the query's pairs plus the pairs ``ParameterEncoding`` makes of
+/// - Other bodies (JSON, XML, protobuf): the query's pairs plus the pairs `ParameterEncoding` makes of
 ///   the payload's members (`["filter": ["a": 1]]` signs `filter[a]=1`), so a server re-derives them from
 ///   the decoded body with the same encoding.
 ///

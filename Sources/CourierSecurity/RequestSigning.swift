@@ -35,8 +35,8 @@ public struct RequestSigning: Interceptor {
         /// Header fields whose values are signed (case-insensitive names). Default: `content-type`.
         public var signedHeaderFields: [String]
         /// Require a valid `X-Courier-Signature` over every 2xx response body (see ``CanonicalResponse``);
-        /// a missing one fails with ``CourierError/Code/signatureMissing``, a wrong one with
-        /// ``CourierError/Code/signatureInvalid``. Error statuses without a signature pass (they fail anyway).
+        /// a missing one fails with `CourierError.Code.signatureMissing`, a wrong one with
+        /// `CourierError.Code.signatureInvalid`. Error statuses without a signature pass (they fail anyway).
         public var verifiesResponses: Bool
 
         /// Defaults: sign `content-type`, do not verify responses.
@@ -71,7 +71,7 @@ public struct RequestSigning: Interceptor {
 
     /// `RequestSigning`.
     public var name: String { "RequestSigning" }
-    /// ``Courier/InterceptorRole/network``.
+    /// `InterceptorRole.network`.
     public var role: InterceptorRole { .network }
 
     public func intercept(
@@ -178,7 +178,7 @@ public struct StreamedBodyCheck: Sendable {
     }
 
     /// Checks the body's SHA-256 against the signed digest (an unsigned payload passes: the verifier
-    /// accepted it); ``CourierError/Code/signatureInvalid`` when they differ.
+    /// accepted it); `CourierError.Code.signatureInvalid` when they differ.
     public func finish() throws {
         guard declared != CanonicalRequest.unsignedPayload else { return }
         guard Hex.encode(hasher.finalize()) == declared else {
@@ -190,7 +190,7 @@ public struct StreamedBodyCheck: Sendable {
 /// Remembers the nonces of accepted requests until their timestamps leave the replay window: bounded
 /// (``capacity`` entries), expiring, thread-safe. Share one store among the verifiers of a server.
 ///
-/// When the store is full of unexpired nonces, new requests are refused (``CourierError/Code/replayDetected``
+/// When the store is full of unexpired nonces, new requests are refused (`CourierError.Code.replayDetected`
 /// with a detail saying so) rather than forgetting a nonce that could still be replayed: size it for your
 /// request rate times twice the window.
 ///
@@ -266,10 +266,10 @@ public struct VerifiedRequest: Sendable, Hashable {
 /// looks the key up by id, recomputes the ``CanonicalRequest`` signature and compares in constant time,
 /// rejects timestamps outside the window and nonces seen before, and signs responses.
 ///
-/// Checks, in order: the signature fields are present (``CourierError/Code/signatureMissing``), the key id
-/// is known (``CourierError/Code/unknownKey``), the signature matches and covers the required header fields
-/// (``CourierError/Code/signatureInvalid``), the timestamp is within ``Options/window`` of now
-/// (``CourierError/Code/staleTimestamp``), the nonce is new (``CourierError/Code/replayDetected``). A nonce
+/// Checks, in order: the signature fields are present (`CourierError.Code.signatureMissing`), the key id
+/// is known (`CourierError.Code.unknownKey`), the signature matches and covers the required header fields
+/// (`CourierError.Code.signatureInvalid`), the timestamp is within ``Options/window`` of now
+/// (`CourierError.Code.staleTimestamp`), the nonce is new (`CourierError.Code.replayDetected`). A nonce
 /// is remembered only once the signature has been found valid.
 ///
 /// ```swift
@@ -346,9 +346,9 @@ public struct SignatureVerifier: Sendable {
     /// Verifies the head of a request whose body streams (signed by its `X-Courier-Content-SHA256` digest;
     /// see ``CanonicalRequest``), before reading the body. Feed the body's bytes to the returned check as
     /// they arrive and call its ``StreamedBodyCheck/finish()`` at the end: it fails with
-    /// ``CourierError/Code/signatureInvalid`` when the bytes differ from the signed digest. A missing digest
-    /// is ``CourierError/Code/signatureMissing``; ``CanonicalRequest/unsignedPayload`` is refused
-    /// (``CourierError/Code/signatureInvalid``) unless ``Options/acceptsUnsignedPayload``.
+    /// `CourierError.Code.signatureInvalid` when the bytes differ from the signed digest. A missing digest
+    /// is `CourierError.Code.signatureMissing`; ``CanonicalRequest/unsignedPayload`` is refused
+    /// (`CourierError.Code.signatureInvalid`) unless ``Options/acceptsUnsignedPayload``.
     ///
     /// ```swift
     /// var (verified, check) = try verifier.verifyStreamed(request.head)

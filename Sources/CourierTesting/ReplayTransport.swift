@@ -11,7 +11,7 @@ public import HTTPTypes
 /// - ``Mode/record(_:)`` forwards every request to a live transport and appends the exchange (response or
 ///   transport failure) to the cassette.
 /// - ``Mode/replay`` answers only from the cassette; a request with no recorded match fails with
-///   ``CourierError/Code/noRecordedExchange``, whose message names the method and URL and the nearest
+///   `CourierError.Code.noRecordedExchange`, whose message names the method and URL and the nearest
 ///   recording's difference.
 /// - ``Mode/replayOrRecord(_:)`` answers from the cassette when it can, else forwards and records.
 ///
@@ -21,9 +21,9 @@ public import HTTPTypes
 /// once they are used up the last one repeats (or the call fails: ``Options/whenExhausted``). Secret
 /// header and query values (``Options/redaction``: `Authorization`, `Cookie`, `X-Session-Token`,
 /// `auth_token`, … by default) never reach the cassette; they are saved as
-/// ``Courier/RedactionPolicy/placeholder``, which matches any value on replay. Recorded failures replay as the same ``CourierError/Code``. Like every transport it honours
-/// ``TransportOptions/timeout`` (a recording that times out is recorded as ``TransportFailure/timedOut``),
-/// ``TransportOptions/maximumResponseSize`` and task cancellation (``TransportFailure/cancelled``, never
+/// `RedactionPolicy.placeholder`, which matches any value on replay. Recorded failures replay as the same `CourierError.Code`. Like every transport it honours
+/// `TransportOptions.timeout` (a recording that times out is recorded as `TransportFailure.timedOut`),
+/// `TransportOptions.maximumResponseSize` and task cancellation (`TransportFailure.cancelled`, never
 /// recorded).
 ///
 /// ```swift
@@ -210,7 +210,7 @@ extension ReplayTransport {
         public static func record(_ live: any Transport) -> Mode { Mode(base: .record(live)) }
 
         /// Answer only from the cassette; an unmatched request fails with
-        /// ``CourierError/Code/noRecordedExchange``.
+        /// `CourierError.Code.noRecordedExchange`.
         public static let replay = Mode(base: .replay)
 
         /// Answer from the cassette when a recording matches; otherwise forward to `live` and record.
@@ -358,7 +358,7 @@ extension ReplayTransport {
 
         /// Replay the last matching recording again (the default).
         public static let repeatLast = Exhaustion(base: .repeatLast)
-        /// Fail with ``CourierError/Code/noRecordedExchange`` in ``Mode/replay``; forward and record in
+        /// Fail with `CourierError.Code.noRecordedExchange` in ``Mode/replay``; forward and record in
         /// ``Mode/replayOrRecord(_:)``.
         public static let fail = Exhaustion(base: .fail)
 

@@ -7,6 +7,7 @@ import Testing
 
 /// Re-login, then replay, against the demo server's bearer routes (`/auth/*`) on both transports.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ReLoginTests {
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     struct Tokens: Decodable, Sendable {
         var access_token: String
         var refresh_token: String

@@ -13,7 +13,7 @@ public import Logging
 /// cancellation of the caller propagates into the transport. The client is `Sendable` and safe to share.
 ///
 /// ```swift
-/// let client = CourierClient(configuration: .init(interceptors: [RequestLogger()]))
+/// let client = CourierClient(configuration: .init(interceptors: [RequestID()]))
 /// let reply = try await client.send(.user(id: 7), decoding: UserEnvelope.self)
 /// print(reply.value.data.name, reply.metadata.status, reply.metadata.duration)
 ///

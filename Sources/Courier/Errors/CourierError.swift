@@ -104,7 +104,6 @@ public struct CourierError: Error, Sendable {
 }
 
 extension CourierError {
-
     /// The broad kind of failure; every ``Code`` belongs to one.
     ///
     /// New cases may be added in later versions: a `switch` over it should have a `default` branch.

@@ -41,7 +41,7 @@ public struct Endpoint: Sendable {
     /// A ready-made body (sent as is; wins over ``body``).
     public var rawBody: Data?
     /// A streamed body (an upload: a file, a ``MultipartForm``, any ``BodyStream``), sent as it is read
-    /// and never whole in memory; wins over ``body`` and ``rawBody``. See ``CourierClient/upload(_:body:options:)``.
+    /// and never whole in memory; wins over ``body`` and ``rawBody``. See ``CourierClient/upload(_:body:contentType:options:)``.
     public var bodyStream: BodyStream?
     /// Header fields (win over the module's).
     public var headers: HTTPFields

@@ -7,12 +7,12 @@ public import Foundation
 public import HTTPTypes
 
 /// The key of one cache entry: everything that shapes the request as it is sent — method, URL, the sorted
-/// query and body parameters (as ``Courier/ParameterEncoding`` renders them), the body, the values of the
+/// query and body parameters (as `ParameterEncoding` renders them), the body, the values of the
 /// header fields responses vary on (``CacheConfiguration/keyHeaderFields``), the identity of the credential
 /// (a SHA-256 digest of ``CacheConfiguration/credentialHeaderFields`` — never the credential itself) — and
 /// the module's ``CacheScope`` value as an explicit extra.
 ///
-/// The cache stage sits after the shaping role (see ``Courier/Interceptor``), so a module's common
+/// The cache stage sits after the shaping role (see `Interceptor`), so a module's common
 /// parameters and auth are in the key even when the cache is registered globally: a response stored for
 /// one credential is never served to a request with another (RFC 9111 §3.5).
 ///

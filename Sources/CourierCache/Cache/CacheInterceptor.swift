@@ -26,7 +26,7 @@ public enum CacheDecision: Sendable, Hashable {
     case revalidate
     /// Answer the entry at once as stale, and revalidate in the background.
     case answerStaleAndRevalidate
-    /// Fail with ``Courier/CourierError/Code/cacheMiss`` (``CachePolicy/readOnly`` without an entry).
+    /// Fail with `CourierError.Code.cacheMiss` (``CachePolicy/readOnly`` without an entry).
     case miss
 
     /// The decision for `policy` given the usable entry's metadata (nil: none, or from another version).
@@ -49,8 +49,8 @@ public enum CacheDecision: Sendable, Hashable {
     }
 }
 
-/// Why a cached entry was not used for a call: on ``Courier/ResponseMetadata/cacheRejection``, on
-/// ``Courier/CourierResponse/cacheRejection`` and in the trace (`cache entry rejected: expired`).
+/// Why a cached entry was not used for a call: on `ResponseMetadata.cacheRejection`, on
+/// `CourierResponse.cacheRejection` and in the trace (`cache entry rejected: expired`).
 ///
 /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
 public enum CacheRejection: String, Sendable, Hashable, CaseIterable {
@@ -77,14 +77,14 @@ public struct CacheUpdate: Sendable {
     public var endpoint: String
     /// The call that was answered with the stale entry.
     public var callID: CallID
-    /// The fresh response (decoded value in ``Courier/CourierResponse/value``).
+    /// The fresh response (decoded value in `CourierResponse.value`).
     public var response: CourierResponse
     /// The fresh decoded body.
     public var value: Value? { response.value }
 }
 
 /// Answers calls from a ``CacheStore`` according to each endpoint's ``CachePolicy`` (the
-/// ``Courier/InterceptorRole/cache`` role: after shaping, so its ``CacheKey`` covers the module's common
+/// `InterceptorRole.cache` role: after shaping, so its ``CacheKey`` covers the module's common
 /// parameters and the credential whatever scope the cache was registered in; before encoding, so it stores
 /// and answers decoded responses).
 ///
@@ -92,8 +92,8 @@ public struct CacheUpdate: Sendable {
 /// records creation time, TTL, the endpoint's cache version and the app version — a version change makes an
 /// entry unusable. Revalidation sends `If-None-Match`/`If-Modified-Since` from the stored `ETag`/
 /// `Last-Modified`; a 304 (or a body whose ``CacheConfiguration/notModifiedField`` says so) renews the TTL and
-/// answers the cached body. Answers from the cache carry ``Courier/ResponseSource/cache`` (or
-/// ``Courier/ResponseSource/staleCache``) in ``Courier/ResponseMetadata/source``.
+/// answers the cached body. Answers from the cache carry `ResponseSource.cache` (or
+/// `ResponseSource.staleCache`) in `ResponseMetadata.source`.
 ///
 /// ```swift
 /// let cache = CacheInterceptor(store: try SQLiteCacheStore(path: path))
@@ -128,7 +128,7 @@ public final class CacheInterceptor: Interceptor {
 
     /// `cache`.
     public var name: String { "cache" }
-    /// ``Courier/InterceptorRole/cache``.
+    /// `InterceptorRole.cache`.
     public var role: InterceptorRole { .cache }
 
     // MARK: - Invalidation

@@ -1,7 +1,7 @@
 /// Several calls started together that succeed only together (YTKBatchRequest): on the first failure the
 /// other members are cancelled and the failure is reported with the call that failed. Members decode into
-/// one type `T` (``Courier/Value`` for raw calls); for members of different types, see
-/// ``Courier/CourierClient/batch(_:options:)-(repeat(Endpoint,_))``.
+/// one type `T` (`Value` for raw calls); for members of different types, see
+/// `CourierClient.batch(_:options:)`.
 ///
 /// ```swift
 /// let batch = client.batch([.profile(id: 7), .profile(id: 8)], decoding: Profile.self)

@@ -1,6 +1,6 @@
 /// Calls run together whose every result or error is wanted (HHNetworkTaskGroup): the group is notified
-/// once, when all have ended. Members decode into one type `T` (``Courier/Value`` for raw calls); for
-/// members of different types, see ``Courier/CourierClient/group(_:options:)-(repeat(Endpoint,_))``.
+/// once, when all have ended. Members decode into one type `T` (`Value` for raw calls); for
+/// members of different types, see `CourierClient.group(_:options:)`.
 ///
 /// ```swift
 /// let group = client.group([.banner, .feed, .badges]) { results in
@@ -28,7 +28,7 @@ public struct CallGroup<T: Sendable>: Sendable {
         get async { await collector.value }
     }
 
-    /// Cancels every member (their results become ``Courier/CourierError/Code/cancelled``).
+    /// Cancels every member (their results become `CourierError.Code.cancelled`).
     public func cancel() {
         for call in calls { call.cancel() }
     }

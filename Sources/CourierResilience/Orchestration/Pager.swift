@@ -33,7 +33,7 @@ public enum Paging: Sendable, Hashable {
 /// ``loadMore()`` the next one, built from the last response (page numbers, offsets or cursors, see
 /// ``Paging``); ``hasMore``, ``currentPage`` and ``total`` follow the server's answers. Overlapping
 /// ``loadMore()`` calls share one request, and a refresh supersedes a running ``loadMore()``. Items are raw
-/// ``Courier/Value``s (`Pager<Value>`) or decoded into a model.
+/// `Value`s (`Pager<Value>`) or decoded into a model.
 ///
 /// ```swift
 /// let pager = Pager(client: client, pageSize: 20) { page, size in          // raw items, page numbers

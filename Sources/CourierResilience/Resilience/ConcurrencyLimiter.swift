@@ -1,7 +1,7 @@
 import HTTPTypes
 
 /// Lets at most N calls per host be in flight; the others wait in a queue that starts the highest
-/// ``Courier/Endpoint/priority`` first (first come, first served within a priority). Cancelling a waiting
+/// `Endpoint.priority` first (first come, first served within a priority). Cancelling a waiting
 /// call removes it from the queue at once.
 ///
 /// ```swift
@@ -39,7 +39,7 @@ public final class ConcurrencyLimiter: Interceptor {
 
     /// `concurrency-limit`.
     public var name: String { "concurrency-limit" }
-    /// ``Courier/InterceptorRole/resilience``.
+    /// `InterceptorRole.resilience`.
     public var role: InterceptorRole { .resilience }
 
     /// Calls in flight to `host` (an authority, `host:port`).

@@ -87,7 +87,7 @@ public struct FailoverWindow: Sendable, Hashable {
 }
 
 /// Switches a service to its next host when too many of its calls fail at the network level (see
-/// ``FailoverWindow``), one window per ``Courier/APIService``. It sits in the ``Courier/InterceptorRole/routing``
+/// ``FailoverWindow``), one window per `APIService`. It sits in the `InterceptorRole.routing`
 /// role, above the built-in `routing` stage that picks each attempt's host: the failing call itself already
 /// moves to the next host (the built-in `routing` stage); this stage moves the *service*, so later calls start
 /// on the host that works. A switch can also be ordered from outside,
@@ -110,7 +110,7 @@ public final class FailoverInterceptor: Interceptor {
         /// The failure codes that count as network failures.
         public var networkFailureCodes: Set<CourierError.Code>
         /// Whether the device is offline now (e.g. from a reachability monitor). While it is, no outcome
-        /// counts against a server; a ``Courier/CourierError/Code/notConnected`` failure never does.
+        /// counts against a server; a `CourierError.Code.notConnected` failure never does.
         public var isOffline: @Sendable () -> Bool
 
         /// 40 calls, 10 %, at least 10 calls; timeouts, refused and lost connections, unknown hosts (not
@@ -135,7 +135,7 @@ public final class FailoverInterceptor: Interceptor {
 
     /// `failover`.
     public var name: String { "failover" }
-    /// ``Courier/InterceptorRole/routing``.
+    /// `InterceptorRole.routing`.
     public var role: InterceptorRole { .routing }
 
     /// The window of `service` now.

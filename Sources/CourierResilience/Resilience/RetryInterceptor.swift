@@ -9,7 +9,7 @@ import Logging
 /// Sends a call again when it fails in a way worth retrying, as its endpoint's ``RetryPolicy`` says
 /// (``Courier/Endpoint/retryPolicy``, else the module's, else ``defaultPolicy``). Delays go through the
 /// context's `clock`, so tests can measure them with a test clock. Never replays a request whose
-/// ``Courier/CourierRequest/isReplayable`` is false, nor a cancelled call.
+/// `CourierRequest.isReplayable` is false, nor a cancelled call.
 ///
 /// ```swift
 /// let client = CourierClient(configuration: .init(interceptors: [RetryInterceptor(defaultPolicy: .exponential(attempts: 3))]))
@@ -34,7 +34,7 @@ public struct RetryInterceptor: Interceptor {
 
     /// `retry`.
     public var name: String { "retry" }
-    /// ``Courier/InterceptorRole/resilience``.
+    /// `InterceptorRole.resilience`.
     public var role: InterceptorRole { .resilience }
 
     public func intercept(
