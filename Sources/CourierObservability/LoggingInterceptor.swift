@@ -17,7 +17,6 @@ public import Logging
 /// let client = CourierClient(configuration: .init(interceptors: [logging]))
 /// ```
 public struct LoggingInterceptor: Interceptor {
-
     /// The logger (nil: the client's, from the context).
     public var logger: Logger?
     /// The level of the request and response lines (failures log at `warning`).
