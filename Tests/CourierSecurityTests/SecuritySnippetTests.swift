@@ -43,9 +43,9 @@ import Testing
         let (tokens, _) = makeTokens(savedAccessToken: "saved-token", savedRefreshToken: "saved-refresh")
 
         // doc-snippet: Security
-        let encryptionKey = try EncryptionKey(id: "2026-01", key: SymmetricKey(data: keyBytes))
+        let encryptionKey = try EncryptionKey(id: "2026-01", keyBytes: keyBytes)
         let ring = KeyRing(current: encryptionKey)
-        ring.rotate(to: try EncryptionKey(id: "2026-02", key: SymmetricKey(size: .bits256)))
+        ring.rotate(to: try EncryptionKey.random(id: "2026-02"))
         print(ring.ids)                                                    // ["2026-01", "2026-02"]
         // end-doc-snippet
         #expect(ring.ids == ["2026-01", "2026-02"])

@@ -1,7 +1,6 @@
 import Courier
 import CourierTesting
 import Foundation
-import HTTPTypes
 import Testing
 
 /// The README's example, run against an in-memory server, so the documented API stays true.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierResilience
 import Foundation
 
 @main

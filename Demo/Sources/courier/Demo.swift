@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierResilience
 import CourierDemoServer
 import HTTPTypes
 import Foundation

@@ -1,4 +1,5 @@
 import Courier
+import CourierResilience
 import CourierDemoServer
 import Foundation
 import Testing
@@ -6,11 +7,14 @@ import Testing
 /// Runs the built `courier` tool.
 struct CLI {
     static let binary: URL = {
-        let root = Repository.root
-        let candidates = [".build/debug/courier", ".build/x86_64-unknown-linux-gnu/debug/courier",
-                          ".build/aarch64-unknown-linux-gnu/debug/courier"]
-        return candidates.map { root.appendingPathComponent($0) }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? root.appendingPathComponent(candidates[0])
+        // Beside the test bundle (the Demo package's build folder, whatever its scratch path), else the
+        // Demo package's default build folder.
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("courier")
+        let root = Repository.root.appendingPathComponent("Demo")
+        let candidates = [beside] + [".build/debug/courier", ".build/x86_64-unknown-linux-gnu/debug/courier",
+                                     ".build/aarch64-unknown-linux-gnu/debug/courier"].map { root.appendingPathComponent($0) }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
     }()
 
     struct Result {

@@ -1,6 +1,7 @@
 import Courier
 import CourierTesting
 import CourierCache
+import CourierResilience
 import CourierDemoServer
 import Foundation
 import HTTPTypes

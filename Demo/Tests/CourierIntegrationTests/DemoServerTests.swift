@@ -1,4 +1,5 @@
 import Courier
+import CourierResilience
 import CourierDemoServer
 import HTTPTypes
 import Foundation

@@ -1,5 +1,7 @@
 import Courier
+import CourierObservability
 import CourierCache
+import CourierResilience
 import CourierDemoServer
 import CourierSecurity
 import Foundation

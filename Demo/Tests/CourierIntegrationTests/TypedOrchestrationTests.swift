@@ -1,5 +1,6 @@
 import Courier
 import CourierCache
+import CourierResilience
 import CourierDemoServer
 import Foundation
 import HTTPTypes
