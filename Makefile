@@ -9,7 +9,7 @@ VENV_STAMP   := $(VENV)/.installed
 DIFF_REQUIREMENTS := Tests/Differential/requirements.txt
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps venv demo test test-tsan bench bench-transfers fuzz schemas clean
+.PHONY: deps venv demo test consumer-check test-tsan bench bench-transfers fuzz schemas docs format-check clean
 
 ## deps: install the system libraries Courier builds on (apt-get update once, only when one is missing)
 deps:
@@ -33,32 +33,42 @@ $(VENV_STAMP): $(DIFF_REQUIREMENTS)
 	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r $(DIFF_REQUIREMENTS)
 	touch $@
 
-## demo: start the demo server in process and run the scripted tour
+## demo: start the demo server in process and run the scripted tour (the `Demo/` package)
 demo: deps
-	$(SWIFT) run courier demo
+	$(SWIFT) run --package-path Demo courier demo
 
-## test: build everything and run every test suite
+## test: build everything and run every test suite: the root package with every trait, then the `Demo/`
+##       package (demo server, CLI, loopback integration tests), then the consumer check
 test: deps venv
-	$(SWIFT) build --build-tests
-	COURIER_PYTHON=$(VENV_PYTHON) $(SWIFT) test --skip-build
+	$(SWIFT) build --enable-all-traits --build-tests
+	COURIER_PYTHON=$(VENV_PYTHON) $(SWIFT) test --enable-all-traits --skip-build
+	$(SWIFT) build --package-path Demo --build-tests
+	COURIER_PYTHON=$(VENV_PYTHON) $(SWIFT) test --package-path Demo --skip-build
+	$(MAKE) --no-print-directory consumer-check
+
+## consumer-check: a package depending on the `Courier` product alone (default traits) resolves at most 3
+##       packages; prints what each product's consumer resolves
+consumer-check:
+	Scripts/consumer-check.sh
 
 # Single-threaded, CPU-bound suites (hostile inputs, differential tests) gain nothing from ThreadSanitizer and,
 # ten times slower under it, starve the timing-sensitive pipeline suites beside them on two cores; `make test`
 # runs them.
 TSAN_SKIP := JSONHostileInputTests|XMLHostileInputTests|ProtobufHostileInputTests|ProtobufRawDecoderTests|RegexEngineTests|RegexDifferentialTests|DifferentialValidationTests|ValidationLimitsTests|HostilePatternSchemaTests
 
-## test-tsan: every suite but the loopback-server ones (core, codecs, schema, security, cache) under ThreadSanitizer
+## test-tsan: the root package's suites (every trait but AsyncHTTPClient, whose loopback suites live in
+##       `Demo/`) under ThreadSanitizer
 test-tsan: deps venv
-	COURIER_PYTHON=$(VENV_PYTHON) COURIER_ONLY=security,cache COURIER_TSAN=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
-		--skip '$(TSAN_SKIP)'
+	COURIER_PYTHON=$(VENV_PYTHON) COURIER_TSAN=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
+		--traits Security,Cache,Metrics,Tracing --skip '$(TSAN_SKIP)'
 
 
 ## bench: release benchmarks against the peers (Benchmarks/ package; Courier's light targets only, no NIO),
 ##        one process per group so that no group's heap or threads skew the next (GROUPS="json xml" picks);
 ##        `hostile` times the validator and decoders on adversarial inputs, per input byte, with peak memory
 bench: deps
-	COURIER_LIGHT=1 $(SWIFT) build -c release --package-path Benchmarks --product CourierBenchmarks
-	@bin="$$(COURIER_LIGHT=1 $(SWIFT) build -c release --package-path Benchmarks --show-bin-path)"; \
+	$(SWIFT) build -c release --package-path Benchmarks --product CourierBenchmarks
+	@bin="$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)"; \
 	for group in $(or $(GROUPS),chain json schema xml protobuf hostile); do \
 		"$$bin/CourierBenchmarks" $$group || exit 1; \
 	done
@@ -77,5 +87,21 @@ schemas: deps
 	Schemas/generate.sh
 	Schemas/embed.sh
 
+## docs: every product's DocC documentation, built with the toolchain's docc, warnings as errors
+##       (Scripts/docs.sh; .build/docs/<Product>/; TARGETS="Courier CourierSchema" picks)
+docs: deps
+	SWIFT=$(SWIFT) Scripts/docs.sh $(TARGETS)
+
+# Every Swift file of the repository and its nested packages.
+# Generated code (the OpenAPI test client) is the generator's, not ours.
+FORMAT_PATHS := Package.swift Sources Tests Benchmarks Fuzz $(shell find Demo -name '*.swift' -not -path '*/Generated/*' -not -path '*/.build/*')
+
+## format-check: swift-format's lint rules (.swift-format) on every Swift file, any finding an error. The layout
+##       (indentation, line breaks) is the code's own and not checked: swift-format's pretty-printer cannot be
+##       tuned to it, and reformatting would touch most files
+format-check:
+	$(SWIFT) format lint --strict --parallel --recursive --debug-disable-pretty-print \
+		--configuration .swift-format $(FORMAT_PATHS)
+
 clean:
-	rm -rf .build .build-tsan Benchmarks/.build Fuzz/.build Fuzz/corpus-work
+	rm -rf .build .build-tsan Demo/.build Benchmarks/.build Fuzz/.build Fuzz/corpus-work

@@ -5,7 +5,7 @@
 #
 # The seed corpus Fixtures/fuzz/TARGET/ is copied into Fuzz/corpus-work/TARGET/ (gitignored), where the
 # fuzzer grows it across runs; crashing, hanging (timeout-*) and memory-hungry (oom-*) inputs land in
-# Fuzz/corpus-work/TARGET-artifacts/. A crash found
+# Fuzz/corpus-work/TARGET-artifacts/, and -jobs logs (fuzz-N.log) in Fuzz/corpus-work/. A crash found
 # should be fixed and its input added to the codec's regression tests.
 set -euo pipefail
 
@@ -28,8 +28,7 @@ if [[ ! -d "$fuzz_dir/Sources/$target" ]]; then
     exit 64
 fi
 
-# The light build of Courier leaves out NIO, crypto and SQLite, which no fuzz target needs.
-export COURIER_LIGHT=1
+# No fuzz target needs a package trait: Courier's default (no traits) leaves out NIO, crypto and SQLite.
 # -sanitize=fuzzer alone was seen to leave objects without coverage counters on some builds (which would
 # fuzz blind), so the coverage kinds libFuzzer reads are asked for explicitly, and checked below.
 # SwiftPM's own --sanitize flags, not -Xswiftc -sanitize=…: only then does it skip renaming `main` to
@@ -60,5 +59,8 @@ export LSAN_OPTIONS="suppressions=$fuzz_dir/lsan.supp:print_suppressions=0${LSAN
 # An input that runs 10 s (libFuzzer's default is 1,200) or takes 2 GiB is a finding, saved as a timeout-* or
 # oom-* artifact: hangs and unbounded memory are bugs here, like crashes. Options given on the command line
 # come later and win.
+# From inside the ignored work folder: with -jobs/-workers libFuzzer writes fuzz-N.log files to the current
+# directory, and those must not land in the repository either.
+cd "$fuzz_dir/corpus-work"
 exec "$bin_dir/$target" "$work" -max_total_time="$seconds" -artifact_prefix="$artifacts/" -print_final_stats=1 \
     -timeout=10 -rss_limit_mb=2048 "$@"

@@ -11,8 +11,8 @@ set -euo pipefail
 configuration="${1:-release}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-swift build -c "$configuration" --product courier >/dev/null
-courier="$(swift build -c "$configuration" --show-bin-path)/courier"
+swift build -c "$configuration" --package-path Demo --product courier >/dev/null
+courier="$(swift build -c "$configuration" --package-path Demo --show-bin-path)/courier"
 work="$(mktemp -d)"
 cleanup() {
     [[ -n "${server_pid:-}" ]] && kill "$server_pid" 2>/dev/null || true

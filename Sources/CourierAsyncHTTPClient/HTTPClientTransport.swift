@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -24,35 +25,35 @@ import Darwin
 /// A transport on AsyncHTTPClient (SwiftNIO), for servers and command-line tools that already run an
 /// `HTTPClient`. It stops the request when the Swift task is cancelled and maps every failure to an
 /// enumerated transport code (timed out, cannot connect, host not found, not connected, connection lost,
-/// TLS, cancelled, other — the NIO error kept as the underlying cause). Like ``Courier/FoundationTransport``
+/// TLS, cancelled, other — the NIO error kept as the underlying cause). Like `FoundationTransport`
 /// it guarantees, for every call:
 ///
 /// - **Bounded bodies.** A response body never holds more than
-///   ``Courier/TransportOptions/maximumResponseSize`` bytes (plus the one buffer being delivered) in memory:
+///   `TransportOptions.maximumResponseSize` bytes (plus the one buffer being delivered) in memory:
 ///   a declared `Content-Length` above the limit fails at the head, and an endless body fails as soon as the
-///   bytes read pass the limit — with ``Courier/CourierError/Code/responseTooLarge``, the request cancelled
+///   bytes read pass the limit — with `CourierError.Code.responseTooLarge`, the request cancelled
 ///   and its connection closed. AsyncHTTPClient streams the body with backpressure, so nothing is read far
 ///   ahead of the check. When the client inflates compressed bodies (`HTTPClient.shared` does, up to 25 times
 ///   the compressed size; ``boundedConfiguration(maximumResponseSize:)`` up to a fixed size), the inflated
 ///   bytes are the ones counted, and the client's decompression limit stops a gzip bomb before it inflates
-///   further; passing that limit is ``Courier/CourierError/Code/responseTooLarge`` too. A client that does
+///   further; passing that limit is `CourierError.Code.responseTooLarge` too. A client that does
 ///   not inflate hands over the compressed bytes, which are counted as they are.
-/// - **One deadline.** ``Courier/TransportOptions/timeout`` bounds the whole exchange: AsyncHTTPClient's
+/// - **One deadline.** `TransportOptions.timeout` bounds the whole exchange: AsyncHTTPClient's
 ///   deadline covers it up to the head, and the body is read under what is left of it, so a trickling or
-///   endless body ends at the deadline with ``Courier/CourierError/Code/timedOut``.
+///   endless body ends at the deadline with `CourierError.Code.timedOut`.
 /// - **Challenges never stall.** A `401` (Basic, Digest, Negotiate, …) or a `407` is an ordinary HTTP
 ///   response for the chain: AsyncHTTPClient does not answer authentication challenges.
 ///
 /// - **No redirects.** The client follows no redirect: a `3xx` reaches the chain, whose `redirects` stage
-///   follows it by the call's ``Courier/RedirectPolicy``. A client that followed one itself (one you made
+///   follows it by the call's `RedirectPolicy`. A client that followed one itself (one you made
 ///   with a `redirectConfiguration` other than `.disallow`) would hide the hop from the chain, so such a
-///   call fails with ``Courier/CourierError/Code/redirectRefused``. AsyncHTTPClient keeps no cookies; a
-///   ``Courier/CookieJar`` interceptor does.
-/// - **TLS by policy.** ``init(tls:configuration:logger:)`` applies a ``Courier/TLSPolicy`` — custom trust
+///   call fails with `CourierError.Code.redirectRefused`. AsyncHTTPClient keeps no cookies; a
+///   `CookieJar` interceptor does.
+/// - **TLS by policy.** ``init(tls:configuration:logger:)`` applies a `TLSPolicy` — custom trust
 ///   roots (with or without the system's), a client certificate for mutual TLS, and public-key pins checked
 ///   on every new connection before a request is written to it.
 ///
-/// The transport owns only the client it makes for a ``Courier/TLSPolicy`` (shut down with the last copy
+/// The transport owns only the client it makes for a `TLSPolicy` (shut down with the last copy
 /// of the transport); shut down a client you made yourself once you are done with it. The default
 /// transport's process-wide client needs no shutdown.
 ///
@@ -73,8 +74,8 @@ import Darwin
 ///
 /// AsyncHTTPClient retries a failed connection attempt (refused, unresolvable host, failed TLS handshake)
 /// until the connect timeout or the request's deadline by default, and then reports the last attempt's
-/// failure, so such a call ends with ``Courier/CourierError/Code/cannotConnect``,
-/// ``Courier/CourierError/Code/hostNotFound`` or ``Courier/CourierError/Code/tlsFailure`` only once its
+/// failure, so such a call ends with `CourierError.Code.cannotConnect`,
+/// `CourierError.Code.hostNotFound` or `CourierError.Code.tlsFailure` only once its
 /// timeout has run out. With `retryConnectionEstablishment` off, as above, it ends at the first failure.
 /// A request without a timeout has no overall deadline: the client configuration's connect and read
 /// timeouts still apply.
@@ -91,7 +92,7 @@ public struct HTTPClientTransport: Transport {
 
     /// A transport over `client`, which the caller keeps and eventually shuts down. Make the client with
     /// `redirectConfiguration: .disallow` (as ``boundedConfiguration(maximumResponseSize:)`` does): a
-    /// redirect the client follows itself fails the call with ``Courier/CourierError/Code/redirectRefused``.
+    /// redirect the client follows itself fails the call with `CourierError.Code.redirectRefused`.
     ///
     /// - Parameters:
     ///   - client: The AsyncHTTPClient client to send through.
@@ -119,7 +120,7 @@ public struct HTTPClientTransport: Transport {
     /// A transport with a client of its own that applies `tls`: its trust roots and client certificate on
     /// every connection, and its pins checked on every new TLS connection before a request is written (a
     /// mismatch closes the connection and fails the call with
-    /// ``Courier/CourierError/Code/certificatePinMismatch``; with pins, a plain `http` URL is refused the
+    /// `CourierError.Code.certificatePinMismatch`; with pins, a plain `http` URL is refused the
     /// same way). The client is shut down when the last copy of the transport goes.
     ///
     /// ```swift
@@ -132,7 +133,7 @@ public struct HTTPClientTransport: Transport {
     ///   - configuration: The rest of the client's configuration (its TLS configuration is replaced, and its
     ///     redirects are left to the chain).
     ///   - logger: Passed to AsyncHTTPClient for each request (the default logs nothing).
-    /// - Throws: ``Courier/CourierError/Code/invalidConfiguration`` when a certificate or key cannot be read.
+    /// - Throws: `CourierError.Code.invalidConfiguration` when a certificate or key cannot be read.
     public init(
         tls: TLSPolicy, configuration: HTTPClient.Configuration = Self.boundedConfiguration(),
         logger: Logger = Logger(label: "courier.async-http-client", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -173,8 +174,8 @@ public struct HTTPClientTransport: Transport {
     }
 
     /// Sends `request` with `body` and returns the response head and the whole body, or throws a
-    /// ``Courier/CourierError`` of the transport category (``Courier/CourierError/Code/responseTooLarge``
-    /// past `options.maximumResponseSize`, ``Courier/CourierError/Code/cancelled`` when the task is cancelled).
+    /// `CourierError` of the transport category (`CourierError.Code.responseTooLarge`
+    /// past `options.maximumResponseSize`, `CourierError.Code.cancelled` when the task is cancelled).
     public func send(
         _ request: HTTPRequest, body: Data?, options: TransportOptions
     ) async throws -> (HTTPResponse, Data) {
@@ -322,7 +323,7 @@ public struct HTTPClientTransport: Transport {
 
     /// A client configuration for this transport: AsyncHTTPClient's defaults, with compressed bodies inflated
     /// up to `maximumResponseSize` bytes (a larger inflated body fails as
-    /// ``Courier/CourierError/Code/responseTooLarge``) and a failed connection attempt reported at once.
+    /// `CourierError.Code.responseTooLarge`) and a failed connection attempt reported at once.
     ///
     /// ```swift
     /// let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
@@ -484,7 +485,7 @@ public struct HTTPClientTransport: Transport {
         case is SocketAddressError.UnknownHost:
             return .hostNotFound
         case let io as IOError:
-            return failure(errno: io.errnoCode)
+            return TransportFailure(errno: io.errnoCode)
         case let channel as ChannelError:
             switch channel {
             case .connectTimeout: return .timedOut
@@ -500,15 +501,5 @@ public struct HTTPClientTransport: Transport {
             return .other
         }
     }
-
-    /// The failure for a socket error number.
-    static func failure(errno code: Int32) -> TransportFailure {
-        switch code {
-        case ECONNREFUSED, EHOSTUNREACH, EADDRNOTAVAIL: return .cannotConnect
-        case ENETUNREACH, ENETDOWN: return .notConnected
-        case ETIMEDOUT: return .timedOut
-        case ECONNRESET, ECONNABORTED, EPIPE, ENOTCONN: return .connectionLost
-        default: return .other
-        }
-    }
 }
+#endif

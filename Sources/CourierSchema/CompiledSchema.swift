@@ -38,10 +38,10 @@
 ///   ``limitKeyword`` (`"$limit"`), located where it gave up, its message naming the limit. The list is
 ///   never empty, so a value that was not fully checked never passes for valid.
 /// - ``isValid(_:)`` returns `false`.
-/// - ``check(_:)`` throws ``CourierError/Code/validationLimitExceeded`` (not `schemaViolation`) whose
+/// - ``check(_:)`` throws `CourierError.Code.validationLimitExceeded` (not `schemaViolation`) whose
 ///   detail names the limit; the violations found before are attached.
 /// - ``validationOutcome(_:)`` returns ``Outcome/gaveUp(limit:violations:)``, for callers that switch.
-/// - The ``SchemaValidation`` stage throws ``CourierError/Code/validationLimitExceeded``.
+/// - The ``SchemaValidation`` stage throws `CourierError.Code.validationLimitExceeded`.
 ///
 /// A pattern whose matching budget runs out (``Options`` has none: the budget belongs to the matcher)
 /// gives up the same way.
@@ -116,13 +116,15 @@ public struct CompiledSchema: Sendable {
     public static let limitKeyword = "$limit"
 
     /// How a validation ended: valid, invalid, or given up at a limit.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Outcome: Sendable, Hashable {
         /// The value is valid.
         case valid
         /// The value is invalid; the violations, in the order found (at least one).
         case invalid([SchemaViolation])
         /// The validation reached a limit before it could decide. `limit` says which (the detail of
-        /// ``CourierError/Code/validationLimitExceeded``); `violations` are those found before it (the
+        /// `CourierError.Code.validationLimitExceeded`); `violations` are those found before it (the
         /// value may well be invalid too), without the ``CompiledSchema/limitKeyword`` one.
         case gaveUp(limit: String, violations: [SchemaViolation])
     }
@@ -156,12 +158,12 @@ public struct CompiledSchema: Sendable {
         return valid && evaluator.exceeded == nil
     }
 
-    /// Validates `value` and throws ``CourierError/Code/schemaViolation`` with every violation attached
-    /// (``CourierError/violations``) when it is invalid. The error's coding path is the first
+    /// Validates `value` and throws `CourierError.Code.schemaViolation` with every violation attached
+    /// (`CourierError.violations`) when it is invalid. The error's coding path is the first
     /// violation's instance location.
     ///
     /// When the validation gave up at a limit of ``Options`` it throws
-    /// ``CourierError/Code/validationLimitExceeded`` instead, whatever it found before: its detail names
+    /// `CourierError.Code.validationLimitExceeded` instead, whatever it found before: its detail names
     /// the limit, its coding path is where it gave up, and the violations (the ``limitKeyword`` one last)
     /// are attached.
     public func check(_ value: Value) throws {
@@ -210,7 +212,7 @@ extension MetaSchemas {
 
 extension CompiledSchema {
     /// The shape of the values this schema describes, for formats that cannot say it themselves (XML):
-    /// pass it as ``CodingHints/shape`` so that `<age>42</age>` decodes as an integer and a single
+    /// pass it as `CodingHints.shape` so that `<age>42</age>` decodes as an integer and a single
     /// `<tags>` element as a one-element array.
     ///
     /// It follows `type`, `properties`, `additionalProperties`, `items`, `$ref` and `allOf`; a

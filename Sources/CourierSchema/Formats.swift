@@ -540,7 +540,11 @@ extension Substring {
 /// Punycode (RFC 3492) decoding, for checking A-labels of host names.
 enum Punycode {
     static func decode(_ input: ArraySlice<Unicode.Scalar>) -> [Unicode.Scalar]? {
-        let base = 36, tMin = 1, tMax = 26, skew = 38, damp = 700
+        let base = 36
+        let tMin = 1
+        let tMax = 26
+        let skew = 38
+        let damp = 700
         var output: [UInt32] = []
         var rest = input
         if let delimiter = input.lastIndex(of: "-") {

@@ -84,7 +84,8 @@ struct SchemaCompiler {
         }
         guard let fragment = uri.fragment, !fragment.isEmpty else { return resource }
         if fragment.hasPrefix("/") {
-            guard let decoded = JSONPointer.percentDecoded(fragment), let tokens = JSONPointer.tokens(decoded) else {
+            // A pointer inside a URI is percent-encoded; a malformed escape or non-UTF-8 bytes make it malformed.
+            guard let decoded = QueryItem.strictlyPercentDecoded(fragment), let tokens = JSONPointer.tokens(decoded) else {
                 throw CourierError(.unresolvedReference, detail: "\(reference) has a malformed JSON Pointer")
             }
             var location = resource

@@ -7,12 +7,15 @@ public import Foundation
 /// A JSON Schema draft: the dialect a schema is read in. A schema selects it with `$schema`; a schema
 /// without one uses ``SchemaRegistry/Options/defaultDraft``.
 ///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
+///
 /// ```swift
 /// var options = SchemaRegistry.Options()
 /// options.defaultDraft = .draft7          // for schemas that carry no "$schema"
 /// var registry = SchemaRegistry(options: options)
 /// ```
 public enum SchemaDraft: String, Sendable, Hashable, CaseIterable {
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     /// Draft 2020-12 (`https://json-schema.org/draft/2020-12/schema`), the default.
     case draft2020_12 = "https://json-schema.org/draft/2020-12/schema"
     /// Draft-07 (`http://json-schema.org/draft-07/schema#`): `$ref` overrides its sibling keywords,
@@ -122,7 +125,7 @@ public struct SchemaRegistry: Sendable {
     /// Adds a schema. It is known under `uri` when given (an absolute URI), and under its `$id`
     /// resolved against `uri`; without either it gets an anonymous URI, which is returned.
     ///
-    /// Adding a different schema under a URI already in use throws ``CourierError/Code/invalidSchema``;
+    /// Adding a different schema under a URI already in use throws `CourierError.Code.invalidSchema`;
     /// adding the same schema again does nothing.
     ///
     /// - Returns: the URI to pass to ``compile(id:options:)``.
@@ -247,9 +250,9 @@ public struct SchemaRegistry: Sendable {
     /// `#/$defs/user` or `#anchor`): resolves every reference, compiles every regex, and checks for
     /// reference cycles that would never consume input. The result is cached in the registry.
     ///
-    /// - Throws: ``CourierError/Code/schemaNotFound`` for an unknown `id`,
-    ///   ``CourierError/Code/unresolvedReference`` for a `$ref` to nothing,
-    ///   ``CourierError/Code/invalidSchema`` for a malformed schema, an invalid regex or a cycle.
+    /// - Throws: `CourierError.Code.schemaNotFound` for an unknown `id`,
+    ///   `CourierError.Code.unresolvedReference` for a `$ref` to nothing,
+    ///   `CourierError.Code.invalidSchema` for a malformed schema, an invalid regex or a cycle.
     public func compile(id: String, options: CompiledSchema.Options = .init()) throws -> CompiledSchema {
         let key = CompileCache.Key(id: id, options: options)
         if let cached = cache.lookup(key) { return cached }

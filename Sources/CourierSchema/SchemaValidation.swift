@@ -1,13 +1,13 @@
 import HTTPTypes
 
-/// The pipeline's validation stage: checks each successful response's decoded ``Value`` against the JSON
-/// Schema its endpoint names (``Endpoint/responseSchema``) before typed decoding, whatever the wire
+/// The pipeline's validation stage: checks each successful response's decoded `Value` against the JSON
+/// Schema its endpoint names (`Endpoint.responseSchema`) before typed decoding, whatever the wire
 /// format — XML and protobuf answers are validated by the same schemas as JSON ones. A violation fails the
-/// call with ``CourierError/Code/schemaViolation``, every violation attached and the first one in the
+/// call with `CourierError.Code.schemaViolation`, every violation attached and the first one in the
 /// message. Error statuses and business failures pass through unvalidated (they are errors already).
 ///
 /// A validation that reaches one of the limits of ``CompiledSchema/Options`` (a hostile answer built to
-/// make validation exponential, say) fails the call with ``CourierError/Code/validationLimitExceeded``
+/// make validation exponential, say) fails the call with `CourierError.Code.validationLimitExceeded`
 /// instead, its detail naming the schema and the limit: the answer was neither accepted nor found invalid.
 ///
 /// Register it on a module to validate all its endpoints that name a schema (or globally, or per endpoint).
@@ -30,7 +30,7 @@ public struct SchemaValidation: Interceptor {
     public var defaultSchema: String?
 
     public var name: String { "SchemaValidation" }
-    /// ``Courier/InterceptorRole/validation``.
+    /// `InterceptorRole.validation`.
     public var role: InterceptorRole { .validation }
 
     /// A validation stage over `registry`.

@@ -168,33 +168,4 @@ enum JSONPointer {
             return text
         }
     }
-
-    /// Decodes `%XX` escapes of a URI fragment (a pointer inside a URI is percent-encoded).
-    static func percentDecoded(_ text: String) -> String? {
-        guard text.contains("%") else { return text }
-        var bytes: [UInt8] = []
-        var utf8 = Array(text.utf8)[...]
-        while let b = utf8.first {
-            utf8 = utf8.dropFirst()
-            if b == UInt8(ascii: "%") {
-                guard utf8.count >= 2, let hi = hexValue(utf8[utf8.startIndex]),
-                    let lo = hexValue(utf8[utf8.startIndex + 1])
-                else { return nil }
-                bytes.append(hi << 4 | lo)
-                utf8 = utf8.dropFirst(2)
-            } else {
-                bytes.append(b)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
 }

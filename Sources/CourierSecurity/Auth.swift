@@ -1,3 +1,4 @@
+#if Security
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -41,14 +42,14 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
 /// Holds the current ``Credential`` and refreshes it with a single flight: however many calls find the
 /// token expired at once, the refresher runs once and they all get its result. A failed refresh fails every
-/// waiting call with ``CourierError/Code/authentication``, and calls rejected with that same old token
+/// waiting call with `CourierError.Code.authentication`, and calls rejected with that same old token
 /// within ``failureCooldown`` fail at once instead of refreshing again.
 ///
 /// **Re-login, then replay.** With a ``ReLogin`` handler, a refresh that fails — or a call made while signed
 /// out — does not fail the waiting calls: the handler runs once (single flight, whatever the number of calls
 /// waiting), typically showing the sign-in screen, and every waiting call is then replayed once with the
 /// credential it returns. When the handler declines (returns nil), throws or is cancelled, every waiting call
-/// fails with ``CourierError/Code/authentication`` and the reason, and calls holding that same rejected token
+/// fails with `CourierError.Code.authentication` and the reason, and calls holding that same rejected token
 /// within ``failureCooldown`` fail at once: a declined sign-in never loops.
 ///
 /// ```swift
@@ -73,6 +74,8 @@ public actor CredentialStore {
     public typealias ReLogin = @Sendable (ReLoginReason) async throws -> Credential?
 
     /// Why a sign-in is needed.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum ReLoginReason: Sendable, CustomStringConvertible {
         /// There is no credential (never signed in, or signed out).
         case signedOut
@@ -261,19 +264,19 @@ public actor CredentialStore {
     }
 }
 
-/// Sends `Authorization: Bearer <token>` from a ``CredentialStore`` (``Courier/InterceptorRole/shaping``
+/// Sends `Authorization: Bearer <token>` from a ``CredentialStore`` (`InterceptorRole.shaping`
 /// role, named `BearerAuth`). When the server says the token expired — by ``Options/expiry`` (default: a
 /// `401` whose `WWW-Authenticate` says `Bearer error="invalid_token"`, RFC 6750 §3.1) or a business code in
 /// ``Options/expiryCodes`` — it refreshes once (single flight across concurrent calls; a failed refresh
 /// signs in again when the store has a ``CredentialStore/ReLogin`` handler) and replays the original call
-/// once with the new token. A replay that is rejected again fails with ``CourierError/Code/authentication``.
+/// once with the new token. A replay that is rejected again fails with `CourierError.Code.authentication`.
 /// Any other `401` (a bad signature, a missing scope) is a plain HTTP error: no refresh.
 ///
-/// Requests with ``CourierRequest/isReplayable`` false (streamed bodies) are not replayed: the credential
+/// Requests with `CourierRequest.isReplayable` false (streamed bodies) are not replayed: the credential
 /// is still refreshed for later calls, and the rejection is returned as it came.
 ///
 /// Business codes are read from the outcome the `errorMapping` stage decided (the module's
-/// ``BusinessRule``), else at ``Options/codePath`` of the decoded response.
+/// `BusinessRule`), else at ``Options/codePath`` of the decoded response.
 ///
 /// ```swift
 /// var options = BearerAuth.Options()
@@ -329,7 +332,7 @@ public struct BearerAuth: Interceptor {
         public var expiry: ExpiryRule
         /// Business codes meaning the same. Default: none.
         public var expiryCodes: Set<Int>
-        /// Where the business code is, when the module has no ``BusinessRule``. Default `code`.
+        /// Where the business code is, when the module has no `BusinessRule`. Default `code`.
         public var codePath: [PathComponent]
         /// The header field. Default `Authorization`.
         public var headerField: HTTPField.Name
@@ -399,3 +402,4 @@ public struct BearerAuth: Interceptor {
         return options.expiryCodes.contains(Int(code))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -9,7 +10,7 @@ public import HTTPTypes
 /// A shared HMAC secret with the id both sides know it by. Its description never shows the secret.
 ///
 /// ```swift
-/// let key = SigningKey(id: "app-2026", secret: SymmetricKey(data: Data(secretBytes)))
+/// let key = SigningKey(id: "app-2026", secretBytes: secretBytes)
 /// print(key)   // SigningKey(id: app-2026, ‹secret›)
 /// ```
 public struct SigningKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -24,6 +25,11 @@ public struct SigningKey: Sendable, CustomStringConvertible, CustomDebugStringCo
         self.secret = secret
     }
 
+    /// A key whose secret is `bytes` (no swift-crypto type needed).
+    public init(id: String, secretBytes bytes: some DataProtocol) {
+        self.init(id: id, secret: SymmetricKey(data: Data(bytes)))
+    }
+
     /// A key whose secret is the UTF-8 bytes of `secret`.
     public init(id: String, secret: String) {
         self.init(id: id, secret: SymmetricKey(data: Data(secret.utf8)))
@@ -34,7 +40,7 @@ public struct SigningKey: Sendable, CustomStringConvertible, CustomDebugStringCo
     public var customMirror: Mirror { Mirror(self, children: ["id": id], displayStyle: .struct) }
 }
 
-/// The canonical form of a request that ``RequestSigner`` signs and ``SignatureVerifier`` checks: the
+/// The canonical form of a request that ``RequestSigning`` signs and ``SignatureVerifier`` checks: the
 /// exact bytes both sides feed to HMAC-SHA256.
 ///
 /// The string is these lines joined by a single `\n` (no trailing newline):
@@ -209,3 +215,4 @@ public struct CanonicalResponse: Sendable, Hashable {
         Hex.encode(HMAC<SHA256>.authenticationCode(for: Data(string.utf8), using: secret))
     }
 }
+#endif

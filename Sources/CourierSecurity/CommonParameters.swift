@@ -1,3 +1,4 @@
+#if Security
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -9,14 +10,14 @@ import HTTPTypes
 /// timestamp, request id, anything else — evaluated per call, to the query, the body or the header fields
 /// (shaping role, named `CommonParameters`).
 ///
-/// The body placement edits the request's ``CourierRequest/payload`` before the codec stage, so it works
+/// The body placement edits the request's `CourierRequest.payload` before the codec stage, so it works
 /// for every format (JSON, XML, protobuf, form); for GET, HEAD and DELETE the codec stage moves payload
 /// members to the query. A request whose body is already bytes, or whose payload is not an object, gets
 /// body parameters in the query instead.
 ///
 /// Values the endpoint already set win (``ConflictPolicy/keepEndpoint``) unless the policy is
 /// ``ConflictPolicy/overwrite``. Null values are skipped. Query parameters are rendered by the call's
-/// ``ParameterEncoding`` (``InterceptorContext/parameterEncoding``), as the codec stage renders a GET
+/// `ParameterEncoding` (`InterceptorContext.parameterEncoding`), as the codec stage renders a GET
 /// payload, so numbers, arrays and objects read the same wherever they are added.
 ///
 /// ```swift
@@ -31,6 +32,8 @@ import HTTPTypes
 /// ```
 public struct CommonParameters: Interceptor {
     /// Where the parameters go.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Placement: Sendable, Hashable {
         /// The URL query.
         case query
@@ -41,6 +44,8 @@ public struct CommonParameters: Interceptor {
     }
 
     /// Who wins when the endpoint already has a parameter of that name.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum ConflictPolicy: Sendable, Hashable {
         /// The endpoint's value stays.
         case keepEndpoint
@@ -52,7 +57,7 @@ public struct CommonParameters: Interceptor {
     public struct Parameter: Sendable {
         /// The name.
         public var name: String
-        /// Computes the value (``Value/null``: leave the parameter out).
+        /// Computes the value (`Value.null`: leave the parameter out).
         public var value: @Sendable (InterceptorContext) async throws -> Value
 
         /// A parameter computed per call.
@@ -82,7 +87,7 @@ public struct CommonParameters: Interceptor {
             Parameter(name: name) { _ in .string(UUID().uuidString.lowercased()) }
         }
 
-        /// The call's ``CallID`` (`#12`), for correlating with logs.
+        /// The call's `CallID` (`#12`), for correlating with logs.
         public static func callID(_ name: String) -> Parameter {
             Parameter(name: name) { context in .string(context.callID.description) }
         }
@@ -189,3 +194,4 @@ public struct CommonParameters: Interceptor {
                            context: .init(codingPath: [.key(name)]))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -11,10 +12,10 @@ import Logging
 /// A 256-bit encryption key with its id. Its description never shows the key.
 ///
 /// The legacy AES-CBC mode also needs a MAC key: pass the one your server uses, or leave it out to derive
-/// it with HKDF-SHA256 (no salt, info `courier-cbc-hmac-sha256`) from ``key``.
+/// it with HKDF-SHA256 (no salt, info `courier-cbc-hmac-sha256`) from `key`.
 ///
 /// ```swift
-/// let key = try EncryptionKey(id: "2026-01", key: SymmetricKey(size: .bits256))
+/// let key = try EncryptionKey.random(id: "2026-01")          // or EncryptionKey(id:keyBytes:) from stored bytes
 /// print(key)   // EncryptionKey(id: 2026-01, ‹key›)
 /// ```
 public struct EncryptionKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -23,7 +24,7 @@ public struct EncryptionKey: Sendable, CustomStringConvertible, CustomDebugStrin
     let key: SymmetricKey
     let macKey: SymmetricKey
 
-    /// A key. Fails with ``CourierError/Code/invalidConfiguration`` unless `key` is 256 bits, `macKey` (when
+    /// A key. Fails with `CourierError.Code.invalidConfiguration` unless `key` is 256 bits, `macKey` (when
     /// given) at least 128 bits, and `id` 1 to 255 UTF-8 bytes.
     public init(id: String, key: SymmetricKey, macKey: SymmetricKey? = nil) throws {
         guard (1...255).contains(id.utf8.count) else {
@@ -39,6 +40,17 @@ public struct EncryptionKey: Sendable, CustomStringConvertible, CustomDebugStrin
         self.key = key
         self.macKey = macKey ?? HKDF<SHA256>.deriveKey(
             inputKeyMaterial: key, info: Data("courier-cbc-hmac-sha256".utf8), outputByteCount: 32)
+    }
+
+    /// A key from its raw bytes (32 bytes; a MAC key, when given, at least 16), for apps that keep keys as
+    /// bytes: no swift-crypto type needed. Fails as ``init(id:key:macKey:)`` does.
+    public init(id: String, keyBytes: some DataProtocol, macKeyBytes: Data? = nil) throws {
+        try self.init(id: id, key: SymmetricKey(data: Data(keyBytes)), macKey: macKeyBytes.map { SymmetricKey(data: $0) })
+    }
+
+    /// A new random 256-bit key (from the system's secure random source) under `id`.
+    public static func random(id: String) throws -> EncryptionKey {
+        try EncryptionKey(id: id, key: SymmetricKey(size: .bits256))
     }
 
     public var description: String { "EncryptionKey(id: \(id), ‹key›)" }
@@ -184,9 +196,9 @@ public struct EncryptionHeader: Sendable, Hashable, CustomStringConvertible {
 ///
 /// **Text form:** the binary envelope in standard base64 (with padding).
 ///
-/// Failures: an unknown version or a truncated envelope → ``CourierError/Code/malformedEnvelope``; a key id
-/// not in the ring → ``CourierError/Code/unknownKey``; a wrong tag or MAC → ``CourierError/Code/decryptionFailed``;
-/// invalid padding under a valid MAC → ``CourierError/Code/badPadding``. Errors never contain key
+/// Failures: an unknown version or a truncated envelope → `CourierError.Code.malformedEnvelope`; a key id
+/// not in the ring → `CourierError.Code.unknownKey`; a wrong tag or MAC → `CourierError.Code.decryptionFailed`;
+/// invalid padding under a valid MAC → `CourierError.Code.badPadding`. Errors never contain key
 /// material or plaintext.
 ///
 /// ```swift
@@ -196,6 +208,8 @@ public struct EncryptionHeader: Sendable, Hashable, CustomStringConvertible {
 /// ```
 public struct EnvelopeSealer: Sendable {
     /// The cipher of an envelope.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Algorithm: Sendable, Hashable, CaseIterable {
         /// AES-256-GCM (envelope version 1).
         case aes256GCM
@@ -226,6 +240,8 @@ public struct EnvelopeSealer: Sendable {
     }
 
     /// How an envelope is written into a body.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Encoding: Sendable, Hashable {
         /// The bytes as they are (`application/octet-stream`).
         case binary
@@ -416,7 +432,7 @@ public struct EnvelopeSealer: Sendable {
 /// encrypted answer). On the way back, a response with `X-Courier-Encryption` is opened under whichever key
 /// it names (older keys in the ring still work) and its `Content-Type` restored, so the codec stage decodes
 /// it as usual. A 2xx response with a body but without encryption fails with
-/// ``CourierError/Code/decryptionFailed`` unless ``Options/requiresEncryptedResponses`` is off.
+/// `CourierError.Code.decryptionFailed` unless ``Options/requiresEncryptedResponses`` is off.
 ///
 /// ```swift
 /// let ring = KeyRing(current: try EncryptionKey(id: "2026-01", key: key))
@@ -450,7 +466,7 @@ public struct EnvelopeEncryption: Interceptor {
 
     /// `EnvelopeEncryption`.
     public var name: String { "EnvelopeEncryption" }
-    /// ``Courier/InterceptorRole/network``.
+    /// `InterceptorRole.network`.
     public var role: InterceptorRole { .network }
 
     public func intercept(
@@ -485,3 +501,4 @@ public struct EnvelopeEncryption: Interceptor {
         return response
     }
 }
+#endif

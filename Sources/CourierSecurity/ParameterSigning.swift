@@ -1,3 +1,4 @@
+#if Security
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -23,6 +24,8 @@ import HTTPTypes
 /// ```
 public struct ParameterSigner: Sendable, CustomStringConvertible {
     /// The hash.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Digest: Sendable, Hashable {
         /// MD5 (legacy APIs only).
         case md5
@@ -35,6 +38,8 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
     }
 
     /// How each pair is written.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum PairFormat: Sendable, Hashable {
         /// `name=value`.
         case keyEqualsValue
@@ -43,6 +48,8 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
     }
 
     /// Where the secret goes in the signed string.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum SecretPlacement: Sendable, Hashable {
         /// After the pairs as one more pair: `…&key=SECRET` (name given; the separator and pair format apply).
         case parameter(name: String)
@@ -55,6 +62,8 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
     }
 
     /// Hex letter case.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum LetterCase: Sendable, Hashable {
         /// `9a0a…`.
         case lower
@@ -149,7 +158,7 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
     }
 
     /// Checks the signature in `field` of `parameters` (server side), comparing in constant time; throws
-    /// ``CourierError/Code/signatureMissing`` or ``CourierError/Code/signatureInvalid``.
+    /// `CourierError.Code.signatureMissing` or `CourierError.Code.signatureInvalid`.
     public func verify(_ parameters: [QueryItem], signatureField field: String = "sign") throws {
         guard let sent = parameters.last(where: { $0.name == field })?.value, !sent.isEmpty else {
             throw CourierError(.signatureMissing, detail: "the parameter \(field) is missing")
@@ -161,18 +170,18 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
     }
 }
 
-/// Signs a request's parameters with a ``ParameterSigner`` (``Courier/InterceptorRole/shaping`` role, named `ParameterSigning`),
+/// Signs a request's parameters with a ``ParameterSigner`` (`InterceptorRole.shaping` role, named `ParameterSigning`),
 /// optionally after adding a timestamp and a nonce; the signature is added as one more parameter.
 ///
 /// **What is signed is what is sent.** The signed pairs are read back from the final text, rendered by the
-/// one renderer, ``ParameterEncoding`` (the call's ``InterceptorContext/parameterEncoding``):
+/// one renderer, `ParameterEncoding` (the call's `InterceptorContext.parameterEncoding`):
 ///
 /// - GET, HEAD, DELETE: the stage moves the payload into the query itself (exactly as the codec stage
 ///   would), then signs every pair of the query as it will be sent, percent-decoded (`+` stays a plus).
 ///   The query already in the path keeps its bytes.
-/// - A form body: the stage encodes it itself (``InterceptorContext/encodeBody(_:format:hints:)``, the
+/// - A form body: the stage encodes it itself (`InterceptorContext.encodeBody(_:format:hints:)`, the
 ///   codec stage's own path) and signs the query's pairs and the body's pairs (`+` read as a space).
-/// - Other bodies (JSON, XML, protobuf): the query's pairs plus the pairs ``ParameterEncoding`` makes of
+/// - Other bodies (JSON, XML, protobuf): the query's pairs plus the pairs `ParameterEncoding` makes of
 ///   the payload's members (`["filter": ["a": 1]]` signs `filter[a]=1`), so a server re-derives them from
 ///   the decoded body with the same encoding.
 ///
@@ -191,6 +200,8 @@ public struct ParameterSigner: Sendable, CustomStringConvertible {
 /// ```
 public struct ParameterSigning: Interceptor {
     /// Where the added fields go.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Placement: Sendable, Hashable {
         /// The payload when the request sends one as a body, else the query.
         case automatic
@@ -201,6 +212,8 @@ public struct ParameterSigning: Interceptor {
     }
 
     /// The order of the outgoing parameters.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Order: Sendable, Hashable {
         /// Added fields after the existing ones, signature last.
         case appended
@@ -346,3 +359,4 @@ public struct ParameterSigning: Interceptor {
         return try await next(request)
     }
 }
+#endif

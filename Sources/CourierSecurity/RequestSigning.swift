@@ -1,3 +1,4 @@
+#if Security
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -34,8 +35,8 @@ public struct RequestSigning: Interceptor {
         /// Header fields whose values are signed (case-insensitive names). Default: `content-type`.
         public var signedHeaderFields: [String]
         /// Require a valid `X-Courier-Signature` over every 2xx response body (see ``CanonicalResponse``);
-        /// a missing one fails with ``CourierError/Code/signatureMissing``, a wrong one with
-        /// ``CourierError/Code/signatureInvalid``. Error statuses without a signature pass (they fail anyway).
+        /// a missing one fails with `CourierError.Code.signatureMissing`, a wrong one with
+        /// `CourierError.Code.signatureInvalid`. Error statuses without a signature pass (they fail anyway).
         public var verifiesResponses: Bool
 
         /// Defaults: sign `content-type`, do not verify responses.
@@ -70,7 +71,7 @@ public struct RequestSigning: Interceptor {
 
     /// `RequestSigning`.
     public var name: String { "RequestSigning" }
-    /// ``Courier/InterceptorRole/network``.
+    /// `InterceptorRole.network`.
     public var role: InterceptorRole { .network }
 
     public func intercept(
@@ -177,7 +178,7 @@ public struct StreamedBodyCheck: Sendable {
     }
 
     /// Checks the body's SHA-256 against the signed digest (an unsigned payload passes: the verifier
-    /// accepted it); ``CourierError/Code/signatureInvalid`` when they differ.
+    /// accepted it); `CourierError.Code.signatureInvalid` when they differ.
     public func finish() throws {
         guard declared != CanonicalRequest.unsignedPayload else { return }
         guard Hex.encode(hasher.finalize()) == declared else {
@@ -189,7 +190,7 @@ public struct StreamedBodyCheck: Sendable {
 /// Remembers the nonces of accepted requests until their timestamps leave the replay window: bounded
 /// (``capacity`` entries), expiring, thread-safe. Share one store among the verifiers of a server.
 ///
-/// When the store is full of unexpired nonces, new requests are refused (``CourierError/Code/replayDetected``
+/// When the store is full of unexpired nonces, new requests are refused (`CourierError.Code.replayDetected`
 /// with a detail saying so) rather than forgetting a nonce that could still be replayed: size it for your
 /// request rate times twice the window.
 ///
@@ -217,6 +218,8 @@ public final class NonceStore: Sendable {
     public var count: Int { state.withLock { $0.seen.count } }
 
     /// The outcome of ``insert(_:expiresAt:now:)``.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Insertion: Sendable, Equatable {
         /// The nonce is new and is now remembered.
         case accepted
@@ -263,10 +266,10 @@ public struct VerifiedRequest: Sendable, Hashable {
 /// looks the key up by id, recomputes the ``CanonicalRequest`` signature and compares in constant time,
 /// rejects timestamps outside the window and nonces seen before, and signs responses.
 ///
-/// Checks, in order: the signature fields are present (``CourierError/Code/signatureMissing``), the key id
-/// is known (``CourierError/Code/unknownKey``), the signature matches and covers the required header fields
-/// (``CourierError/Code/signatureInvalid``), the timestamp is within ``Options/window`` of now
-/// (``CourierError/Code/staleTimestamp``), the nonce is new (``CourierError/Code/replayDetected``). A nonce
+/// Checks, in order: the signature fields are present (`CourierError.Code.signatureMissing`), the key id
+/// is known (`CourierError.Code.unknownKey`), the signature matches and covers the required header fields
+/// (`CourierError.Code.signatureInvalid`), the timestamp is within ``Options/window`` of now
+/// (`CourierError.Code.staleTimestamp`), the nonce is new (`CourierError.Code.replayDetected`). A nonce
 /// is remembered only once the signature has been found valid.
 ///
 /// ```swift
@@ -306,6 +309,15 @@ public struct SignatureVerifier: Sendable {
     /// The current time (injectable for tests).
     public var now: @Sendable () -> Date
 
+    /// A verifier knowing `keys` (secrets by key id, as bytes).
+    public init(
+        nonces: NonceStore = NonceStore(), options: Options = Options(),
+        now: @escaping @Sendable () -> Date = { Date() }, secrets: [String: Data]
+    ) {
+        let known = secrets.mapValues { SymmetricKey(data: $0) }
+        self.init(nonces: nonces, options: options, now: now) { known[$0] }
+    }
+
     /// A verifier with a key lookup.
     public init(
         nonces: NonceStore = NonceStore(), options: Options = Options(),
@@ -334,9 +346,9 @@ public struct SignatureVerifier: Sendable {
     /// Verifies the head of a request whose body streams (signed by its `X-Courier-Content-SHA256` digest;
     /// see ``CanonicalRequest``), before reading the body. Feed the body's bytes to the returned check as
     /// they arrive and call its ``StreamedBodyCheck/finish()`` at the end: it fails with
-    /// ``CourierError/Code/signatureInvalid`` when the bytes differ from the signed digest. A missing digest
-    /// is ``CourierError/Code/signatureMissing``; ``CanonicalRequest/unsignedPayload`` is refused
-    /// (``CourierError/Code/signatureInvalid``) unless ``Options/acceptsUnsignedPayload``.
+    /// `CourierError.Code.signatureInvalid` when the bytes differ from the signed digest. A missing digest
+    /// is `CourierError.Code.signatureMissing`; ``CanonicalRequest/unsignedPayload`` is refused
+    /// (`CourierError.Code.signatureInvalid`) unless ``Options/acceptsUnsignedPayload``.
     ///
     /// ```swift
     /// var (verified, check) = try verifier.verifyStreamed(request.head)
@@ -412,3 +424,4 @@ public struct SignatureVerifier: Sendable {
             .signature(using: secret)
     }
 }
+#endif

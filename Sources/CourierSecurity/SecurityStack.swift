@@ -1,3 +1,4 @@
+#if Security
 /// The security stages of a module in their documented order; register them with
 /// ``Courier/APIModule/secured(_:)``.
 ///
@@ -27,7 +28,7 @@
 ///   "signing → encryption"; signing the plaintext would leave the sent bytes covered only by the AEAD tag
 ///   and make the server decrypt before it can reject a replay.)
 ///
-/// Each stage has a fixed ``Courier/Interceptor/name`` for traces, and the trace redacts the values of
+/// Each stage has a fixed `Interceptor.name` for traces, and the trace redacts the values of
 /// `Authorization`, `X-Courier-Key-Id` and `X-Courier-Signature`.
 ///
 /// ```swift
@@ -54,7 +55,7 @@ public struct SecurityStack: Sendable {
     public init() {}
 
     /// The stage names in chain order, with the built-in stages and the transport for reference (see
-    /// ``Courier/Interceptor`` for the role order).
+    /// `Interceptor` for the role order).
     public static let order = [
         "result", "CommonParameters", "BearerAuth", "ParameterSigning", "routing", "errorMapping", "codec",
         "redirects", "EnvelopeEncryption", "RequestSigning", "transport",
@@ -84,3 +85,4 @@ extension APIModule {
         return module
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -94,19 +95,16 @@ extension HTTPField.Name {
 }
 
 /// A request path (as sent: `/a/b?x=1&y=2`) split into the bare path and the raw `&`-separated segments
-/// of its query, each still percent-encoded as it will be sent (empty segments dropped).
+/// of its query, each still percent-encoded as it will be sent (empty segments dropped), by the core's
+/// ``Courier/RequestTarget``. A fragment is not part of a request target on the wire and is left out.
 func splitRawPath(_ path: String?) -> (path: String, segments: [String]) {
-    let full = path ?? "/"
-    let parts = full.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-    let bare = parts.first.map(String.init) ?? "/"
-    let segments = parts.count > 1
-        ? parts[1].split(separator: "&", omittingEmptySubsequences: true).map(String.init) : []
-    return (bare.isEmpty ? "/" : bare, segments)
+    let target = RequestTarget(path)
+    return (target.path, target.querySegments.map(String.init))
 }
 
 /// Joins a bare path and raw query segments back into a request path (no `?` when there are none).
 func joinRawPath(_ path: String, _ segments: [String]) -> String {
-    segments.isEmpty ? path : path + "?" + segments.joined(separator: "&")
+    RequestTarget(path: path, query: segments.isEmpty ? nil : segments.joined(separator: "&")).text
 }
 
 /// The decoded pair of one raw segment (`a%5B%5D=x` → `a[]`, `x`).
@@ -131,3 +129,4 @@ func splitPath(_ path: String?) -> (path: String, query: [QueryItem]) {
     let (bare, segments) = splitRawPath(path)
     return (bare, segments.map { decodedPair($0) })
 }
+#endif

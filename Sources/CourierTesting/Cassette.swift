@@ -48,12 +48,12 @@ public import HTTPTypes
 /// - `version` is ``formatVersion``; a file of another version is refused with a clear error.
 /// - `scheme`, `authority` and `path` are omitted when the request has none, `reason` when the status has
 ///   no reason phrase. `headers` keep their order and repeated names; redacted values read `"REDACTED"`
-///   (see ``ReplayTransport/Options/redactedHeaders``).
+///   (``Courier/RedactionPolicy/placeholder``; see ``ReplayTransport/Options/redaction``).
 /// - A body is `{"text": "…"}` when its bytes are valid UTF-8 (the text is exactly those bytes) and
 ///   `{"base64": "…"}` otherwise. A request without a body has no `body` member; a response's empty body
 ///   is omitted too.
 /// - An exchange has exactly one of `response` and `failure`. A failure's `number` is the stable
-///   ``CourierError/Code/number`` and wins over `code` (the name, for people) when both are present;
+///   `CourierError.Code.number` and wins over `code` (the name, for people) when both are present;
 ///   `detail` is optional.
 ///
 /// ```swift
@@ -136,6 +136,8 @@ extension Cassette {
 
     /// What a recorded request got.
     ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
+    ///
     /// ```swift
     /// switch exchange.outcome {
     /// case .response(let head, let body): print(head.status, body.count)
@@ -149,7 +151,7 @@ extension Cassette {
         case failure(Failure)
     }
 
-    /// A recorded transport failure: the error code (``TransportFailure/timedOut`` and the like) and its
+    /// A recorded transport failure: the error code (`TransportFailure.timedOut` and the like) and its
     /// detail. Replaying it throws ``error()``.
     ///
     /// ```swift
@@ -164,7 +166,7 @@ extension Cassette {
         public var detail: String?
 
         /// A failure with any error code (normally one of the transport category, such as
-        /// ``CourierError/Code/responseTooLarge``).
+        /// `CourierError.Code.responseTooLarge`).
         public init(code: CourierError.Code, detail: String? = nil) {
             self.code = code
             self.detail = detail
@@ -194,9 +196,9 @@ extension Cassette {
 extension Cassette {
     /// Reads the cassette saved at `url`.
     ///
-    /// A missing or unreadable file fails with ``CourierError/Code/invalidConfiguration``; a file that is not
-    /// valid JSON with ``CourierError/Code/malformedInput`` (line and column in the message); JSON of the
-    /// wrong shape or version with ``CourierError/Code/typeMismatch`` or ``CourierError/Code/missingValue``
+    /// A missing or unreadable file fails with `CourierError.Code.invalidConfiguration`; a file that is not
+    /// valid JSON with `CourierError.Code.malformedInput` (line and column in the message); JSON of the
+    /// wrong shape or version with `CourierError.Code.typeMismatch` or `CourierError.Code.missingValue`
     /// naming the member. Every message names the file.
     ///
     /// ```swift
@@ -221,7 +223,7 @@ extension Cassette {
     }
 
     /// Writes the cassette to `url` in the JSON file format, atomically (a reader sees the old file or the
-    /// new one, never half of one). Fails with ``CourierError/Code/invalidConfiguration`` when the file
+    /// new one, never half of one). Fails with `CourierError.Code.invalidConfiguration` when the file
     /// cannot be written.
     ///
     /// ```swift

@@ -4,8 +4,8 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-/// The property any ``Codec`` must hold for arbitrary bytes, checked one input at a time: decoding either
-/// fails with a ``CourierError`` (never another error, never a crash), or the decoded value encodes, the
+/// The property any `Codec` must hold for arbitrary bytes, checked one input at a time: decoding either
+/// fails with a `CourierError` (never another error, never a crash), or the decoded value encodes, the
 /// encoding decodes to an equal value, and encoding that value again gives the same bytes. It is what
 /// Courier's libFuzzer targets assert on every input, and what a test runs over a folder of saved inputs
 /// (a fuzzer's corpus or the crashes it found), so the same oracle serves your own codecs.
@@ -49,7 +49,7 @@ public struct FuzzOracle: Sendable {
     public struct Violation: Error, Sendable, CustomStringConvertible {
         /// What went wrong.
         public enum Kind: Sendable, Hashable {
-            /// Decoding or encoding threw an error that is not a ``CourierError``.
+            /// Decoding or encoding threw an error that is not a `CourierError`.
             case foreignError
             /// A decoded value failed to encode (with a code not in ``FuzzOracle/acceptedEncodingFailures``).
             case encodingFailed

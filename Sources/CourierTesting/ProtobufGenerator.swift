@@ -1,7 +1,7 @@
 public import CourierCodecs
 
-/// Generates random ``Value``s that fit a protobuf message type of a ``ProtobufSchema``, from a seed, for
-/// round-trip tests of your own schemas: every value it makes is exactly what ``ProtobufCodec`` (default
+/// Generates random `Value`s that fit a protobuf message type of a `ProtobufSchema`, from a seed, for
+/// round-trip tests of your own schemas: every value it makes is exactly what `ProtobufCodec` (default
 /// options) decodes after encoding it, so `decode(encode(v)) == v` must hold.
 ///
 /// Values use the fields' JSON names; fields without presence are always there, optional fields, messages and
@@ -35,7 +35,7 @@ public struct ProtobufValueGenerator: Sendable {
     }
 
     /// A random value of the message type named `messageType` (`demo.User`). Throws
-    /// ``CourierError/Code/unknownMessageType`` when the schema lacks it.
+    /// `CourierError.Code.unknownMessageType` when the schema lacks it.
     public mutating func value(for messageType: String) throws -> Value {
         guard let type = schema.messageType(named: messageType) else {
             throw CourierError(.unknownMessageType, detail: "the schema has no message type named \(messageType)")

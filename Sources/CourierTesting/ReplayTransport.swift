@@ -11,18 +11,19 @@ public import HTTPTypes
 /// - ``Mode/record(_:)`` forwards every request to a live transport and appends the exchange (response or
 ///   transport failure) to the cassette.
 /// - ``Mode/replay`` answers only from the cassette; a request with no recorded match fails with
-///   ``CourierError/Code/noRecordedExchange``, whose message names the method and URL and the nearest
+///   `CourierError.Code.noRecordedExchange`, whose message names the method and URL and the nearest
 ///   recording's difference.
 /// - ``Mode/replayOrRecord(_:)`` answers from the cassette when it can, else forwards and records.
 ///
 /// Requests match by method, scheme and authority, path, query (item order does not matter) and body bytes;
 /// ``Options/matching`` can ignore query items (timestamps, nonces), compare headers (all but volatile
 /// ones, or only some) or compare bodies another way. Identical requests replay their recordings in order;
-/// once they are used up the last one repeats (or the call fails: ``Options/whenExhausted``). Header
-/// values in ``Options/redactedHeaders`` (`Authorization`, `Cookie`, `Set-Cookie` by default) never reach the
-/// cassette. Recorded failures replay as the same ``CourierError/Code``. Like every transport it honours
-/// ``TransportOptions/timeout`` (a recording that times out is recorded as ``TransportFailure/timedOut``),
-/// ``TransportOptions/maximumResponseSize`` and task cancellation (``TransportFailure/cancelled``, never
+/// once they are used up the last one repeats (or the call fails: ``Options/whenExhausted``). Secret
+/// header and query values (``Options/redaction``: `Authorization`, `Cookie`, `X-Session-Token`,
+/// `auth_token`, … by default) never reach the cassette; they are saved as
+/// `RedactionPolicy.placeholder`, which matches any value on replay. Recorded failures replay as the same `CourierError.Code`. Like every transport it honours
+/// `TransportOptions.timeout` (a recording that times out is recorded as `TransportFailure.timedOut`),
+/// `TransportOptions.maximumResponseSize` and task cancellation (`TransportFailure.cancelled`, never
 /// recorded).
 ///
 /// ```swift
@@ -38,10 +39,6 @@ public import HTTPTypes
 /// let user = try await CourierClient(transport: replay).send(.user(id: 7), decoding: User.self)
 /// ```
 public final class ReplayTransport: Transport {
-    /// The value that replaces a redacted header or query value in the cassette. A recorded value equal to
-    /// it matches any value when requests are matched.
-    public static let redactedValue = "REDACTED"
-
     /// What the transport does with requests: record, replay, or both.
     public let mode: Mode
     /// How requests are matched, replays ordered and secrets redacted.
@@ -213,7 +210,7 @@ extension ReplayTransport {
         public static func record(_ live: any Transport) -> Mode { Mode(base: .record(live)) }
 
         /// Answer only from the cassette; an unmatched request fails with
-        /// ``CourierError/Code/noRecordedExchange``.
+        /// `CourierError.Code.noRecordedExchange`.
         public static let replay = Mode(base: .replay)
 
         /// Answer from the cassette when a recording matches; otherwise forward to `live` and record.
@@ -226,15 +223,14 @@ extension ReplayTransport {
 extension ReplayTransport {
     /// How a ``ReplayTransport`` matches requests, orders replays and redacts secrets. The defaults match by
     /// method, URL and body, repeat the last recording when identical requests outnumber their recordings,
-    /// and redact `Authorization`, `Cookie` and `Set-Cookie`.
+    /// and redact every header and query value the default ``Courier/RedactionPolicy`` calls secret.
     ///
     /// ```swift
     /// var options = ReplayTransport.Options()
     /// options.matching.ignoredQueryItems = ["timestamp", "nonce_str", "sign"]
     /// options.matching.headers = .all(except: [.date, HTTPField.Name("X-Request-ID")!])
     /// options.whenExhausted = .fail
-    /// options.redactedHeaders.insert(HTTPField.Name("X-Api-Key")!)
-    /// options.redactedQueryItems = ["access_token"]
+    /// options.redaction.names.insert("sid")
     /// let transport = ReplayTransport(.replay, cassette: cassette, options: options)
     /// ```
     public struct Options: Sendable {
@@ -244,20 +240,19 @@ extension ReplayTransport {
         /// What a request gets once every recording it matches has been replayed. Default
         /// ``Exhaustion/repeatLast``.
         public var whenExhausted = Exhaustion.repeatLast
-        /// Header fields whose values are saved as ``ReplayTransport/redactedValue``, in requests and
-        /// responses alike. Default: `Authorization`, `Cookie`, `Set-Cookie`. A replayed response carries the
-        /// placeholder, not the secret.
-        public var redactedHeaders: Set<HTTPField.Name> = [.authorization, .cookie, .setCookie]
-        /// Query items whose values are saved as ``ReplayTransport/redactedValue`` (`access_token`,
-        /// `api_key`). Default: none. Their values are also hidden in error messages.
-        public var redactedQueryItems: Set<String> = []
+        /// Which header fields (in requests and responses alike) and request query items are saved as
+        /// ``Courier/RedactionPolicy/placeholder``: by default every name containing token, secret,
+        /// password, session, auth, key, signature, cookie or credential (`Authorization`, `Set-Cookie`,
+        /// `X-Session-Token`, `auth_token`, `api_key`). A replayed response carries the placeholder, not the
+        /// secret; secret query values are also hidden in error messages.
+        public var redaction = RedactionPolicy()
 
         /// The default options.
         public init() {}
     }
 
     /// Which parts of a live request must equal a recorded one for the recording to answer it. A recorded
-    /// value equal to ``ReplayTransport/redactedValue`` matches any value.
+    /// value equal to ``Courier/RedactionPolicy/placeholder`` matches any value.
     ///
     /// ```swift
     /// var matching = ReplayTransport.Matching()
@@ -363,7 +358,7 @@ extension ReplayTransport {
 
         /// Replay the last matching recording again (the default).
         public static let repeatLast = Exhaustion(base: .repeatLast)
-        /// Fail with ``CourierError/Code/noRecordedExchange`` in ``Mode/replay``; forward and record in
+        /// Fail with `CourierError.Code.noRecordedExchange` in ``Mode/replay``; forward and record in
         /// ``Mode/replayOrRecord(_:)``.
         public static let fail = Exhaustion(base: .fail)
 
@@ -401,8 +396,8 @@ extension ReplayTransport.Matching {
         {
             return .schemeOrAuthority
         }
-        let live = RequestTarget(request.path, ignoring: ignoredQueryItems)
-        let saved = RequestTarget(recorded.path, ignoring: ignoredQueryItems)
+        let live = MatchTarget(request.path, ignoring: ignoredQueryItems)
+        let saved = MatchTarget(recorded.path, ignoring: ignoredQueryItems)
         if live.path != saved.path { return .path }
         if !live.sameQuery(as: saved) { return .query }
         if let name = headerDifference(live: request.headerFields, recorded: recorded.headerFields) {
@@ -430,11 +425,11 @@ extension ReplayTransport.Matching {
 }
 
 /// Whether `live` holds the same values as `recorded` in any order, a recorded
-/// ``ReplayTransport/redactedValue`` standing for any value.
+/// ``Courier/RedactionPolicy/placeholder`` standing for any value.
 private func sameValues(recorded: [String], live: [String]) -> Bool {
     guard recorded.count == live.count else { return false }
     var remaining = live
-    for value in recorded where value != ReplayTransport.redactedValue {
+    for value in recorded where value != RedactionPolicy.placeholder {
         guard let index = remaining.firstIndex(of: value) else { return false }
         remaining.remove(at: index)
     }
@@ -442,95 +437,41 @@ private func sameValues(recorded: [String], live: [String]) -> Bool {
 }
 
 /// A request's path and its query items (percent-decoded, grouped by name), for matching.
-private struct RequestTarget {
+private struct MatchTarget {
     var path: String
     var query: [String: [String]]
 
     init(_ target: String?, ignoring ignored: Set<String>) {
-        let target = target ?? "/"
-        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        path = String(parts[0])
+        let split = RequestTarget(target)
+        path = split.path
         query = [:]
-        guard parts.count == 2 else { return }
-        for item in parts[1].split(separator: "&") {
-            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = percentDecoded(pair[0])
-            guard !ignored.contains(name) else { continue }
-            query[name, default: []].append(pair.count == 2 ? percentDecoded(pair[1]) : "")
+        for item in split.queryItems where !ignored.contains(item.name) {
+            query[item.name, default: []].append(item.value ?? "")
         }
     }
 
-    func sameQuery(as recorded: RequestTarget) -> Bool {
+    func sameQuery(as recorded: MatchTarget) -> Bool {
         guard Set(query.keys) == Set(recorded.query.keys) else { return false }
         return query.allSatisfy { name, values in sameValues(recorded: recorded.query[name] ?? [], live: values) }
     }
-}
-
-/// `text` with `%XX` escapes decoded (a malformed escape is kept as it is; `+` stays a plus sign).
-private func percentDecoded(_ text: Substring) -> String {
-    guard text.contains("%") else { return String(text) }
-    func hex(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
-    let bytes = Array(text.utf8)
-    var decoded: [UInt8] = []
-    decoded.reserveCapacity(bytes.count)
-    var index = 0
-    while index < bytes.count {
-        if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-            let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2])
-        {
-            decoded.append(high << 4 | low)
-            index += 3
-        } else {
-            decoded.append(bytes[index])
-            index += 1
-        }
-    }
-    return String(decoding: decoded, as: UTF8.self)
 }
 
 extension ReplayTransport.Options {
     /// `exchange` with the redacted header and query values replaced by the placeholder.
     func redacting(_ exchange: Cassette.Exchange) -> Cassette.Exchange {
         var exchange = exchange
-        exchange.request.headerFields = redacting(exchange.request.headerFields)
-        exchange.request.path = exchange.request.path.map(redactingQuery)
+        exchange.request.headerFields = redaction.redacting(exchange.request.headerFields)
+        exchange.request.path = exchange.request.path.map { redaction.redacting(target: $0) }
         if case .response(var head, let body) = exchange.outcome {
-            head.headerFields = redacting(head.headerFields)
+            head.headerFields = redaction.redacting(head.headerFields)
             exchange.outcome = .response(head, body: body)
         }
         return exchange
     }
 
-    private func redacting(_ fields: HTTPFields) -> HTTPFields {
-        guard fields.contains(where: { redactedHeaders.contains($0.name) }) else { return fields }
-        return HTTPFields(fields.map { field in
-            guard redactedHeaders.contains(field.name) else { return field }
-            return HTTPField(name: field.name, value: ReplayTransport.redactedValue)
-        })
-    }
-
-    private func redactingQuery(_ path: String) -> String {
-        guard !redactedQueryItems.isEmpty, let mark = path.firstIndex(of: "?") else { return path }
-        let items = path[path.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false).map {
-            item -> String in
-            let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            return redactedQueryItems.contains(percentDecoded(name))
-                ? "\(name)=\(ReplayTransport.redactedValue)" : String(item)
-        }
-        return String(path[..<mark]) + "?" + items.joined(separator: "&")
-    }
-
     /// `GET https://api.example.com/users?page=2`, with redacted query values hidden.
     func describe(_ request: HTTPRequest) -> String {
-        let path = redactingQuery(request.path ?? "/")
-        return "\(request.method) \(request.scheme ?? "http")://\(request.authority ?? "")\(path)"
+        redaction.summary(of: request)
     }
 
     /// Why nothing in `exchanges` matches: the cassette's size and, when a recording has the same method and
@@ -538,9 +479,9 @@ extension ReplayTransport.Options {
     func nearestMiss(for request: HTTPRequest, body: Data?, in exchanges: [Cassette.Exchange]) -> String {
         guard !exchanges.isEmpty else { return "the cassette is empty" }
         let size = exchanges.count == 1 ? "1 exchange" : "\(exchanges.count) exchanges"
-        let path = RequestTarget(request.path, ignoring: []).path
+        let path = RequestTarget(request.path).path
         let near = exchanges.first {
-            $0.request.method == request.method && RequestTarget($0.request.path, ignoring: []).path == path
+            $0.request.method == request.method && RequestTarget($0.request.path).path == path
         }
         guard let near, let difference = matching.difference(between: request, body: body, and: near) else {
             return "the cassette has \(size), none for \(request.method) \(path)"

@@ -81,7 +81,7 @@ public enum RoundTrip {
         }
     }
 
-    /// Encodes `value` with `codec`, decodes the bytes and compares (``Value`` equality: numbers by
+    /// Encodes `value` with `codec`, decodes the bytes and compares (`Value` equality: numbers by
     /// value, objects ignoring member order). Returns `nil` when the value came back equal.
     public static func assertRoundTrip(_ codec: any Codec, value: Value, hints: CodingHints = CodingHints()) -> Failure? {
         let bytes: Data
@@ -116,8 +116,8 @@ public enum RoundTrip {
         return failures
     }
 
-    /// Encodes a Codable `model` (``ValueEncoder``, then `codec`), decodes it back (`codec`, then
-    /// ``ValueDecoder``) and compares; returns `nil` when the model came back equal. The model's shape
+    /// Encodes a Codable `model` (`ValueEncoder`, then `codec`), decodes it back (`codec`, then
+    /// `ValueDecoder`) and compares; returns `nil` when the model came back equal. The model's shape
     /// guides decoding unless `hints` names one.
     public static func typed<T: Codable & Equatable>(
         _ model: T, codec: any Codec, hints: CodingHints = CodingHints(),
@@ -179,8 +179,8 @@ public enum RoundTrip {
         return failures
     }
 
-    /// Encodes a Codable `model` (``ValueEncoder``), passes it through each codec in turn (encode, decode),
-    /// decodes the result back into `T` (``ValueDecoder``) and compares. The model's shape guides decoding
+    /// Encodes a Codable `model` (`ValueEncoder`), passes it through each codec in turn (encode, decode),
+    /// decodes the result back into `T` (`ValueDecoder`) and compares. The model's shape guides decoding
     /// (so XML text becomes numbers and single elements arrays) unless `hints` names one.
     public static func typed<T: Codable & Equatable>(
         _ model: T, across codecs: [any Codec], hints: CodingHints = CodingHints(),

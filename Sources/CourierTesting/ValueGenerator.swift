@@ -1,4 +1,4 @@
-/// A seeded, reproducible generator of random ``Value`` trees, for property tests of codecs and
+/// A seeded, reproducible generator of random `Value` trees, for property tests of codecs and
 /// anything else that takes a `Value`. The same seed and options always give the same sequence.
 ///
 /// Restrict the kinds to what a format can represent: JSON has no bytes (they come back as base64
@@ -14,30 +14,34 @@
 /// ```
 public struct ValueGenerator: Sendable {
     /// The kinds of value the generator can produce.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
-        /// ``Value/null``.
+        /// `Value.null`.
         case null
-        /// ``Value/bool(_:)``.
+        /// `Value.bool(_:)`.
         case bool
-        /// ``Value/int(_:)``: small, boundary and random 64-bit integers.
+        /// `Value.int(_:)`: small, boundary and random 64-bit integers.
         case int
-        /// ``Value/uint(_:)`` above `Int64.max`.
+        /// `Value.uint(_:)` above `Int64.max`.
         case uint
-        /// ``Value/double(_:)``: finite doubles only (short decimals, random bit patterns, `-0.0`).
+        /// `Value.double(_:)`: finite doubles only (short decimals, random bit patterns, `-0.0`).
         case double
-        /// ``Value/number(_:)``: integers and decimals too long for 64 bits or a `Double`.
+        /// `Value.number(_:)`: integers and decimals too long for 64 bits or a `Double`.
         case number
-        /// ``Value/string(_:)`` with ASCII, escapes, control characters and non-ASCII scalars.
+        /// `Value.string(_:)` with ASCII, escapes, control characters and non-ASCII scalars.
         case string
-        /// ``Value/bytes(_:)``.
+        /// `Value.bytes(_:)`.
         case bytes
-        /// ``Value/array(_:)``.
+        /// `Value.array(_:)`.
         case array
-        /// ``Value/object(_:)`` (names are unique, as in every ``Value/Object``).
+        /// `Value.object(_:)` (names are unique, as in every `Value.Object`).
         case object
     }
 
     /// What object member names look like.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum KeyStyle: Sendable, Hashable {
         /// Any string, including escapes and non-ASCII text.
         case unicode

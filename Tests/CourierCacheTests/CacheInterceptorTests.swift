@@ -1,7 +1,9 @@
+#if Cache
 import CourierCache
 import CourierTesting
 import Foundation
 import HTTPTypes
+import CourierTestSupport
 import Testing
 
 @Suite struct CacheDecisionTests {
@@ -382,3 +384,4 @@ import Testing
         #expect(server.hits("/biz") == 2)
     }
 }
+#endif

@@ -1,7 +1,9 @@
+#if Cache
 import CourierCache
 import Foundation
 import HTTPTypes
 import GRDB
+import CourierTestSupport
 import Testing
 
 func makeEntry(_ key: String, module: String = "m", bytes: Int = 100, fill: UInt8 = 0x61) -> CacheEntry {
@@ -234,3 +236,4 @@ func makeEntry(_ key: String, module: String = "m", bytes: Int = 100, fill: UInt
         #expect(server.hits("/a") == 1)
     }
 }
+#endif

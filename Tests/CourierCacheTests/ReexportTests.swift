@@ -1,4 +1,6 @@
+#if Cache
 import CourierCache
+import CourierTestSupport
 import Testing
 
 @Suite struct CacheCodesTests {
@@ -12,3 +14,4 @@ import Testing
         #expect(!CourierError.Code.allCases.contains(.cacheMiss))   // CourierCache's, not the core's
     }
 }
+#endif

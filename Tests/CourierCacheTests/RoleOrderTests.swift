@@ -1,9 +1,13 @@
+#if Cache && Metrics
 import Courier
 import CourierCache
+import CourierObservability
+import CourierResilience
 import CourierTesting
 import Foundation
 import HTTPTypes
 import Logging
+import CourierTestSupport
 import Testing
 
 /// The role order of the chain (issue "one path"): stages sit by role whatever scope registered them, the
@@ -110,6 +114,22 @@ import Testing
         #expect(!CacheKey(request: anonymous, endpoint: endpoint).rawValue.contains("credential="))
     }
 
+    @Test func theKeyWritesNumbersAsTheQueryDoes() {
+        let endpoint = Fixture.endpoint("/n", policy: .normal(ttl: .seconds(1)))
+        func key(_ payload: Value, path: String = "/n") -> String {
+            var request = CourierRequest(head: HTTPRequest(method: .post, scheme: "https", authority: "api.test", path: path))
+            request.payload = payload
+            return CacheKey(request: request, endpoint: endpoint).rawValue
+        }
+        // One renderer of numbers: a body array holding 2.0 has the key of one holding 2, as `2` is sent.
+        #expect(key([.double(2.0), .double(0.1)]) == key([.int(2), .number("0.1")]))
+        #expect(key([.double(2.0)]).hasSuffix(" body=[2]"))
+        #expect(key(["n": .double(2.0)]) == key(["n": .int(2)]))
+        #expect(key(["n": .double(2.5)]) != key(["n": .int(2)]))
+        // The path is split once: query items and the bare path, a fragment left out.
+        #expect(key(.null, path: "/n?b=2&a=1#f").hasPrefix("POST https://api.test/n?a=1&b=2"))
+    }
+
     @Test func responsesThatVaryOnAnUnkeyedFieldAreNotStored() async throws {
         let count = Locked(0)
         let vary = Locked("Accept-Language")
@@ -158,10 +178,10 @@ import Testing
             try await client.send(Endpoint(name: "fail", module: module, path: "/fail"))
         }
         #expect(error.code == .business)
-        let base = "module=acct,endpoint=fail"
+        let base = "module=acct,endpoint=fail,tags="
         #expect(metrics.counter("courier_calls_total{\(base),outcome=failure,source=network}") == 1)
         #expect(metrics.counter("courier_call_failures_total{\(base),code=business}") == 1)
-        #expect(metrics.counter("courier_calls_total{module=acct,endpoint=ok,outcome=success,source=network}") == 1)
+        #expect(metrics.counter("courier_calls_total{module=acct,endpoint=ok,tags=,outcome=success,source=network}") == 1)
 
         // A typed call whose model does not decode is a failure too.
         struct Needs: Decodable, Sendable { var missing: String }
@@ -169,7 +189,7 @@ import Testing
             _ = try await client.send(Endpoint(name: "typed", module: module, path: "/ok"), decoding: Needs.self)
         }
         #expect(typed?.code == .missingValue)
-        #expect(metrics.counter("courier_call_failures_total{module=acct,endpoint=typed,code=missingValue}") == 1)
+        #expect(metrics.counter("courier_call_failures_total{module=acct,endpoint=typed,tags=,code=missingValue}") == 1)
 
         // The logger is global and outermost, yet it logged the request as sent: with the module's query
         // parameter and (redacted) credential.
@@ -217,3 +237,4 @@ import Testing
         #expect(error.code == .timedOut)                        // the request may have arrived: not resent
     }
 }
+#endif

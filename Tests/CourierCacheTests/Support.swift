@@ -1,4 +1,6 @@
+#if Cache
 import CourierCache
+import CourierTestSupport
 import CourierTesting
 import Foundation
 import HTTPTypes
@@ -62,67 +64,14 @@ final class FakeServer: Sendable {
     }
 }
 
-enum Fixture {
-    static let service = APIService(name: "api", baseURL: URL(string: "http://api.test")!)
-
-    static func module(_ name: String = "feed") -> APIModule {
-        APIModule(name: name, service: service)
-    }
-
+extension Fixture {
+    /// An endpoint of `module` at `path` with a cache policy.
     static func endpoint(
         _ path: String, policy: CachePolicy, module: APIModule = Fixture.module(), query: [QueryItem] = []
     ) -> Endpoint {
-        var endpoint = Endpoint(name: "get" + path, module: module, path: path, query: query)
+        var endpoint = Fixture.endpoint(path, module: module, query: query)
         endpoint.cachePolicy = policy
         return endpoint
     }
-
-    static func tempPath(_ name: String = "cache") -> String {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("courier-cache-tests-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent("\(name).sqlite").path
-    }
 }
-
-/// A one-shot gate: `wait()` suspends until `open()`.
-final class Gate: Sendable {
-    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let proceed = state.withLock { state -> Bool in
-                if state.open { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if proceed { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.open = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-}
-
-/// Waits (up to 5 s of real time) until `condition` holds.
-func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
-    for _ in 0..<5_000 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return condition()
-}
-
-func jsonResponse(_ status: HTTPResponse.Status = .ok, _ body: String = #"{"code":0}"#, fields: HTTPFields = [:])
-    -> (HTTPResponse, Data)
-{
-    var headerFields: HTTPFields = [.contentType: "application/json"]
-    headerFields.append(contentsOf: fields)
-    return (HTTPResponse(status: status, headerFields: headerFields), Data(body.utf8))
-}
+#endif

@@ -13,6 +13,7 @@ import Testing
     }
 
     enum Draft: String, CaseIterable, CustomTestStringConvertible {
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         case draft2020_12 = "draft2020-12"
         case draft7 = "draft7"
 

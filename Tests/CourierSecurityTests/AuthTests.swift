@@ -1,3 +1,4 @@
+#if Security
 import CourierTesting
 import Foundation
 import HTTPTypes
@@ -315,3 +316,4 @@ import Testing
         #expect(await tokens.reLoginCount == 1)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 import CourierCodecs
 import CourierTesting
 import Foundation
@@ -167,3 +168,4 @@ import CourierSecurity
         #expect(Self.query(of: head) == [QueryItem("module", "secure"), QueryItem("device_id", "D-1")])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 import Crypto
 import _CryptoExtras
 import Foundation
@@ -143,3 +144,4 @@ import Testing
         #expect(EncryptionHeader("aes-256-gcm; kid=a; encoding=hex") == nil)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 import Crypto
 import Foundation
 import HTTPTypes
@@ -188,3 +189,4 @@ import Testing
                 == "43a9facff2ef1ae761c3a1c180e772fd276b3c31ac6377b202e33e9cb74eb6cf")
     }
 }
+#endif

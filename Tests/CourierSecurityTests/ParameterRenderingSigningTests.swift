@@ -1,3 +1,4 @@
+#if Security
 import Crypto
 import CourierTesting
 import Foundation
@@ -242,3 +243,4 @@ import CourierSecurity
         #expect(error?.context.status == 403)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 import CourierTesting
 import Foundation
 import HTTPTypes
@@ -97,3 +98,4 @@ import CourierSecurity
         #expect(!String(describing: Self.signer).contains("192006250b4c"))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 import CourierSecurity
 import Testing
 
@@ -8,3 +9,4 @@ import Testing
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 import Crypto
 import CourierTesting
 import Foundation
@@ -274,3 +275,4 @@ final class LogCapture: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 import Crypto
 import Foundation
 import HTTPTypes
@@ -157,3 +158,4 @@ import Testing
         #expect(error?.code == .signatureInvalid)
     }
 }
+#endif

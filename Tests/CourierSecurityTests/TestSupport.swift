@@ -1,3 +1,4 @@
+#if Security
 import Crypto
 import Foundation
 import HTTPTypes
@@ -100,3 +101,4 @@ func bareUnauthorizedExpires() -> BearerAuth.Options {
     options.expiry = .status([401])
     return options
 }
+#endif

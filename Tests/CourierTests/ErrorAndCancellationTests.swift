@@ -181,6 +181,31 @@ import Testing
         #expect(transport.cancelled.withLock { $0 } == 4)
     }
 
+    @Test func cancelAllCallsOfATagAcrossModules() async throws {
+        let transport = Hanging()
+        let client = CourierClient(transport: transport)
+        var checkoutUser = Endpoint(name: "u", module: users, path: "/u")
+        checkoutUser.tags = ["checkout", "screen:cart"]
+        var checkoutTopic = Endpoint(name: "t", module: topics, path: "/t")
+        checkoutTopic.tags = ["checkout"]
+        var other = Endpoint(name: "o", module: users, path: "/o")
+        other.tags = ["profile"]
+        let tagged = [client.dispatch(checkoutUser), client.dispatch(checkoutTopic)]
+        let untagged = [client.dispatch(other), client.dispatch(Endpoint(name: "p", module: users, path: "/p"))]
+        await transport.waitForStarted(4)
+        #expect(client.cancelAll(tag: "nothing") == 0)
+        #expect(client.cancelAll(tag: "checkout") == 2)
+        for call in tagged {
+            let error = try await #require(throws: CourierError.self) { try await call.reply }
+            #expect(error.code == .cancelled)
+        }
+        #expect(Set(client.runningCalls.map(\.endpoint)) == ["o", "p"])
+        #expect(client.cancelAll(tag: "screen:cart") == 0)
+        #expect(client.cancelAll() == 2)
+        for call in untagged { _ = try? await call.reply }
+        #expect(transport.cancelled.withLock { $0 } == 4)
+    }
+
     @Test func swiftTaskCancellationPropagatesIntoTheTransport() async throws {
         let transport = Hanging()
         let client = CourierClient(transport: transport)

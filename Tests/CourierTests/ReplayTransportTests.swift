@@ -328,13 +328,13 @@ private func counter(_ answer: (HTTPResponse, Data)) throws -> Int64? {
             (HTTPResponse(status: .ok, headerFields: [.setCookie: "session=s3cr3t-cookie", .contentType: "text/plain"]),
              Data("hello".utf8))
         }
-        var options = ReplayTransport.Options()
-        options.redactedHeaders.insert(apiKey)
-        options.redactedQueryItems = ["access_token"]
+        let session = HTTPField.Name("X-Session-Token")!
+        var options = ReplayTransport.Options()   // the default redaction policy: nothing listed by hand
         options.matching.headers = .all(except: [])
         let recorder = ReplayTransport(.record(server), options: options)
-        let live = try await send(recorder, get("/me?access_token=t0k3n&lang=en", headers: [
+        let live = try await send(recorder, get("/me?access_token=t0k3n&lang=en&auth_token=4uth", headers: [
             .authorization: "Bearer t0k3n", .cookie: "id=c00k1e", apiKey: "k3y", .accept: "text/plain",
+            session: "s3ss10n",
         ]))
         #expect(live.0.headerFields[.setCookie] == "session=s3cr3t-cookie")   // the caller sees the real answer
 
@@ -342,19 +342,21 @@ private func counter(_ answer: (HTTPResponse, Data)) throws -> Int64? {
         defer { removing(file) }
         try recorder.save(to: file)
         let text = try String(contentsOf: file, encoding: .utf8)
-        for secret in ["t0k3n", "c00k1e", "k3y", "s3cr3t"] { #expect(!text.contains(secret), "\(secret) leaked") }
-        #expect(text.contains("access_token=REDACTED&lang=en"))
+        for secret in ["t0k3n", "c00k1e", "k3y", "s3cr3t", "4uth", "s3ss10n"] { #expect(!text.contains(secret), "\(secret) leaked") }
+        #expect(text.contains("access_token=REDACTED&lang=en&auth_token=REDACTED"))
         let exchange = try #require(recorder.cassette.exchanges.first)
-        #expect(exchange.request.headerFields[.authorization] == ReplayTransport.redactedValue)
+        #expect(exchange.request.headerFields[.authorization] == RedactionPolicy.placeholder)
+        #expect(exchange.request.headerFields[session] == RedactionPolicy.placeholder)
         #expect(exchange.request.headerFields[.accept] == "text/plain")
 
         // Another token still replays; the replayed cookie is the placeholder.
         let player = ReplayTransport(.replay, cassette: try Cassette.load(from: file), options: options)
-        let replayed = try await send(player, get("/me?lang=en&access_token=other", headers: [
+        let replayed = try await send(player, get("/me?auth_token=x&lang=en&access_token=other", headers: [
             .authorization: "Bearer other", .cookie: "id=other", apiKey: "other", .accept: "text/plain",
+            session: "other",
         ]))
         #expect(replayed.1 == Data("hello".utf8))
-        #expect(replayed.0.headerFields[.setCookie] == ReplayTransport.redactedValue)
+        #expect(replayed.0.headerFields[.setCookie] == RedactionPolicy.placeholder)
 
         // Redacted query values stay out of error messages.
         let miss = try await #require(throws: CourierError.self) {

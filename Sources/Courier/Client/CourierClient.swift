@@ -13,7 +13,7 @@ public import Logging
 /// cancellation of the caller propagates into the transport. The client is `Sendable` and safe to share.
 ///
 /// ```swift
-/// let client = CourierClient(configuration: .init(interceptors: [RequestLogger()]))
+/// let client = CourierClient(configuration: .init(interceptors: [RequestID()]))
 /// let reply = try await client.send(.user(id: 7), decoding: UserEnvelope.self)
 /// print(reply.value.data.name, reply.metadata.status, reply.metadata.duration)
 ///
@@ -23,6 +23,9 @@ public import Logging
 /// let call = client.dispatch(.user(id: 8))               // start now, cancel later
 /// client.cancelAll(module: "user")
 /// ```
+///
+/// Calls are cancelled one by one (``cancel(_:)``), by module (``cancelAll(module:)``), by an
+/// ``Endpoint/tags`` group (``cancelAll(tag:)``) or all at once.
 public final class CourierClient: Sendable {
     /// CourierClient-wide settings.
     public struct Configuration: Sendable {
@@ -41,13 +44,16 @@ public final class CourierClient: Sendable {
         /// How calls follow redirects unless their module or endpoint sets a policy (default: follow up to
         /// 10 hops). See ``RedirectPolicy``.
         public var redirectPolicy: RedirectPolicy = .default
+        /// Which header field values traces (``CallOptions/trace``) hide: the default ``RedactionPolicy``
+        /// (tokens, secrets, passwords, sessions, auth, keys, signatures, cookies, credentials).
+        public var redaction: RedactionPolicy = RedactionPolicy()
 
         /// Defaults: no interceptors, the standard codecs, 60 s timeout, 64 MiB responses, no logging.
         public init(
             interceptors: [any Interceptor] = [], codecs: CodecSet = .standard,
             defaultTimeout: Duration? = .seconds(60), maximumResponseSize: Int = 64 << 20,
             logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() }),
-            clock: any Clock<Duration> = ContinuousClock()
+            clock: any Clock<Duration> = ContinuousClock(), redaction: RedactionPolicy = RedactionPolicy()
         ) {
             self.interceptors = interceptors
             self.codecs = codecs
@@ -55,6 +61,7 @@ public final class CourierClient: Sendable {
             self.maximumResponseSize = maximumResponseSize
             self.logger = logger
             self.clock = clock
+            self.redaction = redaction
         }
     }
 
@@ -66,6 +73,7 @@ public final class CourierClient: Sendable {
     private struct Entry {
         var module: String
         var endpoint: String
+        var tags: Set<String> = []
         var cancel: @Sendable () -> Void
     }
 
@@ -118,7 +126,8 @@ public final class CourierClient: Sendable {
         let progress = ProgressChannel()
         // Register before the task starts, so its own removal always comes after the insertion.
         calls.withLock {
-            $0[id] = Entry(module: endpoint.module.name, endpoint: endpoint.name, cancel: { handle.cancel() })
+            $0[id] = Entry(module: endpoint.module.name, endpoint: endpoint.name, tags: endpoint.tags,
+                           cancel: { handle.cancel() })
         }
         let identity = endpoint.duplicatePolicy == .allow ? nil : identity(of: endpoint, decoding: T.self)
         let task: Task<Reply<T>, any Error>
@@ -179,12 +188,12 @@ public final class CourierClient: Sendable {
 
     /// Starts `work` as a tracked background task of `module` (see ``InterceptorContext/startBackgroundWork(_:)``).
     private func startBackground(
-        module: String, endpoint: String, _ work: @escaping @Sendable () async -> Void
+        module: String, endpoint: String, tags: Set<String>, _ work: @escaping @Sendable () async -> Void
     ) -> Task<Void, Never> {
         let id = CallID.next()
         let handle = CancelHandle()
         calls.withLock {
-            $0[id] = Entry(module: module, endpoint: endpoint + " (background)", cancel: { handle.cancel() })
+            $0[id] = Entry(module: module, endpoint: endpoint + " (background)", tags: tags, cancel: { handle.cancel() })
         }
         let task = Task {
             defer { _ = self.calls.withLock { $0.removeValue(forKey: id) } }
@@ -214,7 +223,7 @@ public final class CourierClient: Sendable {
     }
 
     /// Builds the chain's first request for `endpoint` (URL, header fields, body, formats).
-    public func makeRequest(for endpoint: Endpoint) throws -> CourierRequest {
+    package func makeRequest(for endpoint: Endpoint) throws -> CourierRequest {
         // One read of the service's current host: the URL and the base the routing stage moves from agree.
         let baseURL = endpoint.module.service.currentBaseURL
         let url = try endpoint.url(on: baseURL)
@@ -254,16 +263,17 @@ public final class CourierClient: Sendable {
         var context = InterceptorContext(
             callID: id, endpoint: endpoint, codecs: configuration.codecs, logger: logger, clock: configuration.clock)
         context.progress = progress
+        let tags = endpoint.tags
         context.backgroundStarter = BackgroundStarter { [weak self] module, endpoint, work in
             guard let self else { return Task { await work() } }
-            return self.startBackground(module: module, endpoint: endpoint, work)
+            return self.startBackground(module: module, endpoint: endpoint, tags: tags, work)
         }
         if T.self != Value.self { context.resultDecoder = { try decode($0) } }
         var errorContext = context.errorContext
         let clock = ContinuousClock()
         let started = clock.now
         let startDate = Date()
-        let recorder = options.trace ? TraceRecorder() : nil
+        let recorder = options.trace ? TraceRecorder(redaction: configuration.redaction) : nil
         do {
             var request = try makeRequest(for: endpoint)
             if request.responseHints.shape == nil { request.responseHints.shape = shape }
@@ -316,6 +326,22 @@ public final class CourierClient: Sendable {
     @discardableResult
     public func cancelAll(module: String) -> Int {
         let entries = calls.withLock { $0.values.filter { $0.module == module } }
+        for entry in entries { entry.cancel() }
+        return entries.count
+    }
+
+    /// Cancels every running call whose endpoint carries `tag` in its ``Endpoint/tags`` (a cancellation
+    /// group across modules: `"checkout"`, `"screen:profile"`); returns how many.
+    ///
+    /// ```swift
+    /// var endpoint = Endpoint.user(id: 7)
+    /// endpoint.tags = ["screen:profile"]
+    /// let call = client.dispatch(endpoint)
+    /// client.cancelAll(tag: "screen:profile")   // the user left the screen
+    /// ```
+    @discardableResult
+    public func cancelAll(tag: String) -> Int {
+        let entries = calls.withLock { $0.values.filter { $0.tags.contains(tag) } }
         for entry in entries { entry.cancel() }
         return entries.count
     }

@@ -26,7 +26,11 @@ extension CourierClient {
     /// let reply = try await call.reply
     /// ```
     ///
-    /// - Parameter contentType: The `Content-Type` (default: the endpoint's, else `application/octet-stream`).
+    /// - Parameters:
+    ///   - endpoint: The call; its chain runs as for any call.
+    ///   - body: The request body, read as it is sent.
+    ///   - contentType: The `Content-Type` (default: the endpoint's, else `application/octet-stream`).
+    ///   - options: Per-call options (trace, timeout).
     public func upload(
         _ endpoint: Endpoint, body: BodyStream, contentType: String? = nil, options: CallOptions = CallOptions()
     ) -> Call<Value> {
@@ -107,8 +111,11 @@ extension CourierClient {
     /// ```
     ///
     /// - Parameters:
+    ///   - endpoint: The call; its chain runs as for any call.
+    ///   - destination: The file the body is written to.
     ///   - resume: Resume from a partial file left by an earlier call (default true); false starts over.
     ///   - maximumSize: The largest file accepted (nil: no limit).
+    ///   - options: Per-call options (trace, timeout).
     public func download(
         _ endpoint: Endpoint, to destination: URL, resume: Bool = true, maximumSize: Int64? = nil,
         options: CallOptions = CallOptions()

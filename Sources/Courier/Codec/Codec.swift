@@ -130,9 +130,9 @@ public protocol Codec: Sendable {
 /// The codecs a client uses, one per format, passed explicitly (there is no global codec table).
 ///
 /// ```swift
-/// var codecs = CodecSet.standard          // JSON, form and text, built into the core
+/// var codecs = CodecSet.standard          // JSON, form, text and binary, built into the core
 /// codecs.register(XMLCodec())             // from CourierCodecs
-/// let client = CourierClient(modules: [users], configuration: .init(codecs: codecs))
+/// let client = CourierClient(configuration: .init(codecs: codecs))
 /// ```
 public struct CodecSet: Sendable {
     private var byName: [String: any Codec] = [:]

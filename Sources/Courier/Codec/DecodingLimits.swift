@@ -1,5 +1,5 @@
 /// How much a decoder may read and build from one body. Every decoder Courier ships (JSON, XML,
-/// protobuf with a schema, the schema-less ``ProtobufRawDecoder`` in `CourierCodecs`, and the typed
+/// protobuf with a schema, the schema-less `ProtobufRawDecoder` in `CourierCodecs`, and the typed
 /// `Codable` paths, which decode the bounded ``Value``) checks these limits *while* it reads, so hostile
 /// input fails early, in time and memory proportional to the bytes read so far.
 ///

@@ -119,10 +119,9 @@ public struct CourierError: Error, Sendable {
 }
 
 extension CourierError {
-
     /// The broad kind of failure; every ``Code`` belongs to one.
     ///
-    /// Not frozen: a later release may add a category, so a `switch` over it needs a `default:`.
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Category: String, Sendable, CaseIterable, CustomStringConvertible {
         /// The request never got an HTTP answer (timeout, refused connection, DNS, offline, TLS).
         case transport

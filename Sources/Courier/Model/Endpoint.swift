@@ -41,7 +41,7 @@ public struct Endpoint: Sendable {
     /// A ready-made body (sent as is; wins over ``body``).
     public var rawBody: Data?
     /// A streamed body (an upload: a file, a ``MultipartForm``, any ``BodyStream``), sent as it is read
-    /// and never whole in memory; wins over ``body`` and ``rawBody``. See ``CourierClient/upload(_:body:options:)``.
+    /// and never whole in memory; wins over ``body`` and ``rawBody``. See ``CourierClient/upload(_:body:contentType:options:)``.
     public var bodyStream: BodyStream?
     /// Header fields (win over the module's).
     public var headers: HTTPFields
@@ -62,7 +62,10 @@ public struct Endpoint: Sendable {
     public var timeout: Duration?
     /// Scheduling priority.
     public var priority: Priority
-    /// Free-form tags (metrics, logging, cancellation groups).
+    /// Free-form tags: dimensions of the `MetricsInterceptor`'s metrics, metadata of the
+    /// `LoggingInterceptor`'s lines (`tags=a,b`, sorted), and cancellation groups
+    /// (``CourierClient/cancelAll(tag:)``). Keep them few and of low cardinality (`"checkout"`,
+    /// `"screen:profile"`), never ids: each distinct set is a separate metrics series.
     public var tags: Set<String>
     /// Interceptors for this endpoint only, last within their role.
     public var interceptors: [any Interceptor]
@@ -114,10 +117,7 @@ public struct Endpoint: Sendable {
             while root.hasSuffix("/") { root.removeLast() }
             base = root + (path.hasPrefix("/") ? path : "/" + path)
         }
-        var text = base
-        if !query.isEmpty {
-            text += (base.contains("?") ? "&" : "?") + QueryItem.encode(query)
-        }
+        let text = RequestTarget(base).appendingQuery(QueryItem.encode(query)).text
         guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
             throw CourierError(.invalidURL, detail: "'\(text)' is not an absolute URL",
                                context: .init(module: module.name, endpoint: name))
@@ -183,47 +183,9 @@ public struct QueryItem: Hashable, Sendable {
         ParameterEncoding.render(items)
     }
 
-    /// Percent-encodes everything but RFC 3986 unreserved characters.
-    public static func percentEncode(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                out.unicodeScalars.append("%")
-                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
-                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0xF)]))
-            }
-        }
-        return out
-    }
-
     /// Decodes a percent-encoded query string into items (`+` stays a plus); see
     /// ``ParameterEncoding/parse(_:plusAsSpace:)``.
     public static func decode(_ query: String) -> [QueryItem] {
         ParameterEncoding.parse(query)
-    }
-
-    /// Decodes `%XX` escapes; invalid escapes stay as they are.
-    public static func percentDecode(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = Array(text.utf8)[...]
-        while let byte = iterator.popFirst() {
-            if byte == UInt8(ascii: "%"), iterator.count >= 2,
-                let value = UInt8(String(decoding: iterator.prefix(2), as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-                iterator = iterator.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -33,6 +33,8 @@ public struct StatusValidator: Sendable {
 /// What to do when a call starts while an identical one (same method, URL and body, same endpoint name) is
 /// still running.
 ///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
+///
 /// ```swift
 /// endpoint.duplicatePolicy = .share            // one exchange, every caller gets its answer
 /// search.duplicatePolicy = .cancelPrevious     // search-as-you-type: the newest wins

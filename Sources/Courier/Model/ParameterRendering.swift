@@ -110,7 +110,7 @@ public struct ParameterEncoding: Sendable, Hashable {
         fileprivate enum Kind: Sendable, Hashable { case omit, empty, bare }
         fileprivate let kind: Kind
 
-        /// No pair at all (the default; ``CommonParameters``-style "unset").
+        /// No pair at all (the default; `CommonParameters`-style "unset").
         public static let omit = NullStyle(kind: .omit)
         /// `name=` (`qs`'s default).
         public static let empty = NullStyle(kind: .empty)
@@ -423,7 +423,7 @@ extension InterceptorContext {
     /// Encodes `payload` into body bytes exactly as the codec stage does: with the client's codec for
     /// `format`, except that a form body from the built-in ``FormCodec`` uses the endpoint's or module's
     /// ``ParameterEncoding`` when one is set. For interceptors that must see the final body bytes before the
-    /// codec stage (``ParameterSigning`` signs a form body as it will be sent).
+    /// codec stage (`ParameterSigning` signs a form body as it will be sent).
     ///
     /// - Throws: ``CourierError`` (``CourierError/Code/encodingFailed`` and its kin), as the codec stage
     ///   would.
@@ -441,12 +441,11 @@ extension InterceptorContext {
 
     /// Appends `payload`'s members to `path`'s query, rendered with ``parameterEncoding`` and
     /// percent-encoded, keeping the existing query text as it is. For a GET, HEAD or DELETE payload the
-    /// codec stage does this; ``ParameterSigning`` does it first so that it signs the final query.
+    /// codec stage does this; `ParameterSigning` does it first so that it signs the final query.
     public func appendingQuery(_ payload: Value.Object, to path: String?) throws -> String {
         let path = path ?? "/"
         let text = try parameterEncoding.render(payload)
         guard !text.isEmpty else { return path }
-        let separator = path.contains("?") ? (path.hasSuffix("?") || path.hasSuffix("&") ? "" : "&") : "?"
-        return path + separator + text
+        return RequestTarget(path).appendingQuery(text).text
     }
 }

@@ -18,7 +18,7 @@ import Logging
 /// ```swift
 /// let failure = ErrorMappingStage.failure(of: response, context: context)
 /// ```
-public struct ErrorMappingStage: Interceptor {
+package struct ErrorMappingStage: Interceptor {
     /// Always `errorMapping`.
     public var name: String { "errorMapping" }
 
@@ -95,7 +95,7 @@ struct ResultStage: Interceptor {
 /// ```swift
 /// for attempt in RoutingStage.attempts(in: context) { print(attempt.baseURL, attempt.failure ?? "ok") }
 /// ```
-public struct RoutingStage: Interceptor {
+package struct RoutingStage: Interceptor {
     /// One attempt of a call: the base URL it went to and how it ended.
     public struct Attempt: Sendable, Hashable {
         /// The base URL (host) the attempt was sent to.

@@ -14,11 +14,8 @@ import HTTPTypes
 ///
 /// A 2xx body that cannot be decoded is a decoding error; the body of an error status that cannot be decoded
 /// is kept as bytes (the status is the error). Every pipeline has exactly one codec stage.
-///
-/// ```swift
-/// let pipeline = Pipeline(global: [], module: [], endpoint: [], codec: CodecStage(), transport: transport)
-/// ```
-public struct CodecStage: Interceptor {
+/// Built in by ``Pipeline``; not part of the public API.
+package struct CodecStage: Interceptor {
     /// Always `codec`.
     public var name: String { "codec" }
 

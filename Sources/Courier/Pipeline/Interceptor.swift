@@ -26,10 +26,10 @@ public import Logging
 /// | ``InterceptorRole/validation`` | the decoded response of a successful outcome | `SchemaValidation` |
 /// | ``InterceptorRole/resilience`` | each attempt's outcome | `RetryInterceptor`, `ConcurrencyLimiter` |
 /// | ``InterceptorRole/routing`` | each attempt, before its host is chosen | `FailoverInterceptor` |
-/// | *`routing`* | picks the host of every attempt at send time (``RoutingStage``) | built in |
-/// | *`errorMapping`* | evaluates each response once: status and business code → ``CourierResponse/failure`` | built in (``ErrorMappingStage``) |
-/// | *`codec`* | encodes the payload, decodes the body | built in (``CodecStage``) |
-/// | ``InterceptorRole/network`` | the bytes as sent and received | the client's `redirects` stage (``RedirectInterceptor``, first, so each hop passes the others again), ``CookieJar``, `Envelope` encryption, `RequestSigning` |
+/// | *`routing`* | picks the host of every attempt at send time (built in) | built in |
+/// | *`errorMapping`* | evaluates each response once: status and business code → ``CourierResponse/failure`` | built in |
+/// | *`codec`* | encodes the payload, decodes the body | built in |
+/// | ``InterceptorRole/network`` | the bytes as sent and received | the client's `redirects` stage (built in, first, so each hop passes the others again), ``CookieJar``, `Envelope` encryption, `RequestSigning` |
 ///
 /// So a cache registered globally still keys on a module's common parameters and credentials, a global
 /// logger logs the request with its auth and signature, and retry and failover move the failing call
@@ -63,6 +63,8 @@ extension Interceptor {
 }
 
 /// Where an interceptor sits in every chain, outermost first (see ``Interceptor`` for the diagram).
+///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
 public enum InterceptorRole: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
     /// Outermost: logging, metrics, lifecycle. Sees the outcome exactly as the caller gets it.
     case observation
@@ -77,7 +79,10 @@ public enum InterceptorRole: Int, Sendable, Comparable, CaseIterable, CustomStri
     case resilience
     /// Influences which host an attempt goes to: failover.
     case routing
-    /// After encoding, before decoding: sees the bytes (encryption, signing, compression).
+    /// After encoding, before decoding: sees the bytes (encryption, signing, cookies). Courier has no
+    /// compression stage: the transports inflate `gzip`/`deflate` responses themselves, counting the
+    /// inflated bytes against ``TransportOptions/maximumResponseSize`` (a decompression bomb fails as
+    /// ``CourierError/Code/responseTooLarge``), and request bodies are sent as encoded.
     case network
 
     public static func < (lhs: InterceptorRole, rhs: InterceptorRole) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -174,6 +179,26 @@ public struct InterceptorContext: Sendable {
         storage.sendHandlers.withLock { $0.append(handler) }
     }
 
+    /// Wraps every stage that runs after this point of the call, and the transport, in `observer` (once per
+    /// stage run: a stage inside a retry runs, and is observed, once per attempt). Observation stages use it for
+    /// a span or a timing per stage; the observer sees the stage's name and the request it is given, may
+    /// change that request (add a propagation header), and must call `next` exactly once.
+    ///
+    /// ```swift
+    /// struct Timing: StageObserver {
+    ///     func observe(stage: String, request: CourierRequest, context: InterceptorContext,
+    ///                  next: (CourierRequest) async throws -> CourierResponse) async throws -> CourierResponse {
+    ///         let start = ContinuousClock.now
+    ///         defer { context.logger.trace("\(stage) took \(ContinuousClock.now - start)") }
+    ///         return try await next(request)
+    ///     }
+    /// }
+    /// context.observeStages(with: Timing())
+    /// ```
+    public func observeStages(with observer: some StageObserver) {
+        storage.stageObservers.withLock { $0.append(observer) }
+    }
+
     /// Tells every ``onSend(_:)`` handler that `request` is being sent.
     func announceSend(_ request: CourierRequest) {
         for handler in storage.sendHandlers.withLock({ $0 }) { handler(request) }
@@ -222,6 +247,7 @@ public struct InterceptorContext: Sendable {
 public final class CallStorage: Sendable {
     private let values = Locked<[ObjectIdentifier: any Sendable]>([:])
     let sendHandlers = Locked<[@Sendable (CourierRequest) -> Void]>([])
+    let stageObservers = Locked<[any StageObserver]>([])
 
     /// Empty storage.
     public init() {}
@@ -249,6 +275,17 @@ public final class CallStorage: Sendable {
             return result
         }
     }
+}
+
+/// Wraps the stages of a call that run after it is installed (``InterceptorContext/observeStages(with:)``):
+/// a span, a timer or a log line per stage, the transport included (stage name `transport`).
+public protocol StageObserver: Sendable {
+    /// Runs `stage` by calling `next` exactly once with `request` (or a changed copy of it), returning or
+    /// rethrowing what `next` gives.
+    func observe(
+        stage: String, request: CourierRequest, context: InterceptorContext,
+        next: (CourierRequest) async throws -> CourierResponse
+    ) async throws -> CourierResponse
 }
 
 /// A key of ``CallStorage``: a type naming the slot and the type of its value.

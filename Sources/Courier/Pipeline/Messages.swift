@@ -72,9 +72,7 @@ public struct CourierRequest: Sendable {
 
     /// `GET https://host/path?query` — for messages and traces (query values are not printed).
     public var summary: String {
-        let path = head.path ?? "/"
-        let bare = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
-        return "\(head.method) \(head.scheme ?? "http")://\(head.authority ?? "")\(bare)"
+        "\(head.method) \(head.scheme ?? "http")://\(head.authority ?? "")\(RequestTarget(head.path).path)"
     }
 }
 

@@ -23,8 +23,9 @@ public struct Pipeline: Sendable {
     let transportOptions: TransportOptions
 
     /// Builds a chain from `global`, `module` and `endpoint` interceptors: ordered by ``Interceptor/role``,
-    /// and within a role global → module → endpoint (each list in its own order).
-    public init(
+    /// and within a role global → module → endpoint (each list in its own order). The client builds its
+    /// chains with this (``CourierClient/pipeline(for:)``); package access, not public API.
+    package init(
         global: [any Interceptor], module: [any Interceptor], endpoint: [any Interceptor],
         codec: any Interceptor = CodecStage(), transport: any Transport,
         transportOptions: TransportOptions = TransportOptions()
@@ -44,14 +45,41 @@ public struct Pipeline: Sendable {
     /// The stage names in order, ending with `transport`.
     public var stageNames: [String] { stages.map(\.name) + ["transport"] }
 
-    /// Runs `request` through the chain. With a `recorder`, every stage's effect is traced.
-    public func execute(
-        _ request: CourierRequest, context: InterceptorContext, recorder: TraceRecorder? = nil
+    /// Runs `request` through the chain.
+    public func execute(_ request: CourierRequest, context: InterceptorContext) async throws -> CourierResponse {
+        try await run(0, request, context, nil)
+    }
+
+    /// Runs `request` through the chain; with a `recorder`, every stage's effect is traced.
+    package func execute(
+        _ request: CourierRequest, context: InterceptorContext, recorder: TraceRecorder?
     ) async throws -> CourierResponse {
         try await run(0, request, context, recorder)
     }
 
     private func run(
+        _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
+    ) async throws -> CourierResponse {
+        let observers = context.storage.stageObservers.withLock { $0 }
+        if observers.isEmpty { return try await runStage(index, request, context, recorder) }
+        let name = index == stages.count ? "transport" : stages[index].name
+        return try await Self.observed(name, request, context, observers[...]) { request in
+            try await runStage(index, request, context, recorder)
+        }
+    }
+
+    /// Runs `body` inside each of `observers`, the first outermost.
+    private static func observed(
+        _ stage: String, _ request: CourierRequest, _ context: InterceptorContext,
+        _ observers: ArraySlice<any StageObserver>, _ body: (CourierRequest) async throws -> CourierResponse
+    ) async throws -> CourierResponse {
+        guard let observer = observers.first else { return try await body(request) }
+        return try await observer.observe(stage: stage, request: request, context: context) { request in
+            try await observed(stage, request, context, observers.dropFirst(), body)
+        }
+    }
+
+    private func runStage(
         _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
     ) async throws -> CourierResponse {
         if index == stages.count {

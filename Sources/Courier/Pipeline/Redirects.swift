@@ -30,6 +30,8 @@ public import HTTPTypes
 /// ```
 public struct RedirectPolicy: Hashable, Sendable, CustomStringConvertible {
     /// What the policy follows.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Mode: Hashable, Sendable {
         /// Every http(s) redirect.
         case follow
@@ -98,14 +100,14 @@ public struct RedirectHop: Hashable, Sendable, CustomStringConvertible {
 
 /// The chain's `redirects` stage: follows redirects by a ``RedirectPolicy``. The ``CourierClient`` puts one in
 /// every chain, first of the network stages, so each hop goes again through signing, encryption,
-/// compression, cookies and any other network-role interceptor (each sees every hop), and the stages
+/// cookies and any other network-role interceptor (each sees every hop), and the stages
 /// above see the final answer, with the hops in ``CourierResponse/redirects``.
 ///
 /// ```swift
 /// let pipeline = client.pipeline(for: .user(id: 7))
 /// print(pipeline.stageNames)   // ["codec", "redirects", "transport"]
 /// ```
-public struct RedirectInterceptor: Interceptor {
+package struct RedirectInterceptor: Interceptor {
     /// The policy the stage follows.
     public var policy: RedirectPolicy
 

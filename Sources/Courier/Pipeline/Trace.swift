@@ -73,15 +73,19 @@ extension String {
 }
 
 /// Collects a ``CallTrace`` while a call runs. Created by the client when a call asks for a trace.
-public final class TraceRecorder: Sendable {
+package final class TraceRecorder: Sendable {
     private let stages = Locked<[CallTrace.Stage]>([])
     private let clock = ContinuousClock()
+    /// Which header fields' values the trace hides.
+    let redaction: RedactionPolicy
 
-    /// An empty recorder.
-    public init() {}
+    /// An empty recorder that hides the values `redaction` calls secret.
+    package init(redaction: RedactionPolicy = RedactionPolicy()) {
+        self.redaction = redaction
+    }
 
     /// The trace so far.
-    public var trace: CallTrace { CallTrace(stages: stages.withLock { $0 }) }
+    package var trace: CallTrace { CallTrace(stages: stages.withLock { $0 }) }
 
     private final class Probe: Sendable {
         struct State {
@@ -126,11 +130,11 @@ public final class TraceRecorder: Sendable {
         let state = probe.state.withLock { $0 }
         var record = CallTrace.Stage(name: name, requestChanges: [], responseChanges: [], duration: total,
                                      ownDuration: total - state.inner, nextCalls: state.calls, error: nil)
-        if let sent = state.sentRequest { record.requestChanges = Self.diff(request, sent) }
+        if let sent = state.sentRequest { record.requestChanges = Self.diff(request, sent, redaction: redaction) }
         switch result {
         case .success(let response):
             if let received = state.receivedResponse {
-                record.responseChanges = Self.diff(received, response)
+                record.responseChanges = Self.diff(received, response, redaction: redaction)
             } else {
                 record.responseChanges = ["answered \(response.head.status.code) from \(response.source)"]
             }
@@ -178,21 +182,18 @@ public final class TraceRecorder: Sendable {
 
     // MARK: - Diffs
 
-    private static let sensitive = ["authorization", "cookie", "token", "secret", "password", "signature", "key",
-                                    "session", "credential"]
-
-    static func redacted(_ field: HTTPField) -> String {
-        let lower = field.name.canonicalName
-        if sensitive.contains(where: { lower.contains($0) }) { return "\(field.name): ‹redacted›" }
-        let value = field.value.count > 48 ? String(field.value.prefix(45)) + "…" : field.value
-        return "\(field.name): \(value)"
+    /// `name: value`, the value replaced by the placeholder when `redaction` calls the name secret and
+    /// shortened past 48 characters.
+    static func redacted(_ field: HTTPField, _ redaction: RedactionPolicy) -> String {
+        let value = redaction.value(of: field)
+        return "\(field.name): " + (value.count > 48 ? String(value.prefix(45)) + "…" : value)
     }
 
-    static func diff(_ before: HTTPFields, _ after: HTTPFields) -> [String] {
+    static func diff(_ before: HTTPFields, _ after: HTTPFields, redaction: RedactionPolicy) -> [String] {
         var changes: [String] = []
         for field in after where !before.contains(field) {
             let existed = before.contains(field.name)
-            changes.append((existed ? "~" : "+") + "header " + redacted(field))
+            changes.append((existed ? "~" : "+") + "header " + redacted(field, redaction))
         }
         for field in before where !after.contains(field.name) {
             changes.append("-header \(field.name)")
@@ -214,17 +215,14 @@ public final class TraceRecorder: Sendable {
         }
     }
 
-    static func diff(_ before: CourierRequest, _ after: CourierRequest) -> [String] {
+    static func diff(_ before: CourierRequest, _ after: CourierRequest, redaction: RedactionPolicy) -> [String] {
         var changes: [String] = []
         if before.head.method != after.head.method { changes.append("method \(before.head.method) → \(after.head.method)") }
         if before.head.authority != after.head.authority {
             changes.append("host \(before.head.authority ?? "") → \(after.head.authority ?? "")")
         }
         if before.head.path != after.head.path {
-            let names = { (path: String?) -> [String] in
-                guard let path, let q = path.split(separator: "?", maxSplits: 1).dropFirst().first else { return [] }
-                return QueryItem.decode(String(q)).map(\.name)
-            }
+            let names = { (path: String?) -> [String] in RequestTarget(path).queryItems.map(\.name) }
             let old = names(before.head.path)
             let new = names(after.head.path)
             let added = new.filter { !old.contains($0) }
@@ -234,7 +232,7 @@ public final class TraceRecorder: Sendable {
                 changes.append("path changed")
             }
         }
-        changes += diff(before.head.headerFields, after.head.headerFields)
+        changes += diff(before.head.headerFields, after.head.headerFields, redaction: redaction)
         switch (before.payload, after.payload) {
         case (.object(let a)?, .object(let b)?) where a != b:
             let added = b.keys.filter { !a.contains($0) }
@@ -254,12 +252,12 @@ public final class TraceRecorder: Sendable {
         return changes
     }
 
-    static func diff(_ before: CourierResponse, _ after: CourierResponse) -> [String] {
+    static func diff(_ before: CourierResponse, _ after: CourierResponse, redaction: RedactionPolicy) -> [String] {
         var changes: [String] = []
         if before.head.status != after.head.status {
             changes.append("status \(before.head.status.code) → \(after.head.status.code)")
         }
-        changes += diff(before.head.headerFields, after.head.headerFields)
+        changes += diff(before.head.headerFields, after.head.headerFields, redaction: redaction)
         if before.body != after.body || before.format != after.format {
             changes.append("body \(describe(before.body, before.format)) → \(describe(after.body, after.format))")
         }

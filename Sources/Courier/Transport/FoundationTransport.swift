@@ -255,19 +255,15 @@ public final class FoundationTransport: Transport {
             .clientCertificateRequired:
             failure = .tlsFailure
         default:
-            // FoundationNetworking reports libcurl's TLS failures as an unknown error whose only trace is
-            // OpenSSL's message, so that message is the one thing to go by here.
-            // The same holds for a connection the server drops: libcurl's "transfer closed with N bytes
-            // remaining to read" (a cut body) and "Empty reply from server" (closed before any answer).
-            let text = "\(error.localizedDescription) \((error as NSError).userInfo)"
-            if ["SSL routines", "OpenSSL", "TLS", "certificate"].contains(where: text.contains) {
-                failure = .tlsFailure
-            } else if ["transfer closed with", "Empty reply from server", "Connection reset by peer"]
-                .contains(where: text.contains)
+            // FoundationNetworking reports libcurl's TLS failures and dropped connections as an unknown error
+            // whose only trace is a message; a POSIX error underneath says more when there is one.
+            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+            if let underlying, underlying.domain == NSPOSIXErrorDomain,
+                case let mapped = TransportFailure(errno: Int32(truncatingIfNeeded: underlying.code)), mapped != .other
             {
-                failure = .connectionLost
+                failure = mapped
             } else {
-                failure = .other
+                failure = TransportFailure(message: "\(error.localizedDescription) \((error as NSError).userInfo)") ?? .other
             }
         }
         return failure.error(detail: failure == .other ? error.localizedDescription : nil, underlying: error)

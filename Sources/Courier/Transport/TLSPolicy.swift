@@ -28,6 +28,8 @@ public import Foundation
 /// ```
 public struct TLSPolicy: Hashable, Sendable {
     /// Certificate or key material: PEM text (one or more blocks), DER bytes, or a file holding either.
+    ///
+    /// New cases may be added in later versions: a `switch` over it should have a `default` branch.
     public enum Source: Hashable, Sendable {
         /// PEM text (`-----BEGIN CERTIFICATE-----` …); several certificates may follow one another.
         case pem(Data)

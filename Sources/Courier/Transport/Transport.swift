@@ -64,6 +64,8 @@ public struct TransportOptions: Sendable {
 
 /// The enumerated transport failures, and helpers for transports to produce them.
 ///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
+///
 /// ```swift
 /// throw TransportFailure.timedOut.error(underlying: someError)
 /// ```
@@ -108,12 +110,13 @@ public enum TransportFailure: Sendable, CaseIterable {
 }
 
 /// Runs `operation`, failing with ``CourierError/Code/timedOut`` when it takes longer than `timeout`
-/// (the operation is cancelled). Transports without their own timers use it.
+/// (the operation is cancelled). Courier's transports without their own timers use it (package access:
+/// not part of the public API).
 ///
 /// ```swift
 /// let data = try await withTimeout(.seconds(2)) { try await fetch() }
 /// ```
-public func withTimeout<T: Sendable>(
+package func withTimeout<T: Sendable>(
     _ timeout: Duration?, clock: any Clock<Duration> = ContinuousClock(),
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {

@@ -178,6 +178,16 @@ public enum PathComponent: Sendable, Hashable, CustomStringConvertible, Expressi
         }
     }
 
+    /// Parses a dotted path as endpoints and page layouts write it: `data.items` or `data.users.3.name`
+    /// (a part made of digits is an array index). Empty parts are skipped.
+    ///
+    /// ```swift
+    /// PathComponent.parse(dotted: "data.users.3") // [.key("data"), .key("users"), .index(3)]
+    /// ```
+    public static func parse(dotted: String) -> [PathComponent] {
+        dotted.split(separator: ".").map { part in Int(part).map(PathComponent.index) ?? .key(String(part)) }
+    }
+
     /// Renders a path the way Courier's messages do: `data.users[3].age`.
     public static func render(_ path: [PathComponent]) -> String {
         var out = ""

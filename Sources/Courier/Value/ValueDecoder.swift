@@ -529,7 +529,6 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func nested(_ key: Key) throws -> ValueDecoding {
         ValueDecoding(value: try require(key), parent: decoder, component: .key(key.stringValue), options: decoder.options)
     }
-
 }
 
 // MARK: - Unkeyed

@@ -360,6 +360,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         return nested
     }
 
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // (`defer` is a keyword; the underscore keeps the name readable)
     private func defer_(_ nested: ValueEncoding, _ key: Key) {
         let name = encoder.options.name(for: key)
         box.set(name, .null)  // keeps the member's position

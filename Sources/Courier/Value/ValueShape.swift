@@ -2,6 +2,8 @@
 /// may be one element of a list and `<age>42</age>` may be a number. Codecs use it to decode into the
 /// right kind; it comes from a Codable model (``ValueShape/init(of:)``) or from a JSON Schema.
 ///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
+///
 /// ```swift
 /// let shape: ValueShape = .object(["users": .array(.object(["age": .integer, "tags": .array(.string)]))])
 /// var hints = CodingHints()

@@ -1,3 +1,4 @@
+#if Cache
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -6,12 +7,12 @@ public import Foundation
 public import HTTPTypes
 
 /// The key of one cache entry: everything that shapes the request as it is sent — method, URL, the sorted
-/// query and body parameters (as ``Courier/ParameterEncoding`` renders them), the body, the values of the
+/// query and body parameters (as `ParameterEncoding` renders them), the body, the values of the
 /// header fields responses vary on (``CacheConfiguration/keyHeaderFields``), the identity of the credential
 /// (a SHA-256 digest of ``CacheConfiguration/credentialHeaderFields`` — never the credential itself) — and
 /// the module's ``CacheScope`` value as an explicit extra.
 ///
-/// The cache stage sits after the shaping role (see ``Courier/Interceptor``), so a module's common
+/// The cache stage sits after the shaping role (see `Interceptor`), so a module's common
 /// parameters and auth are in the key even when the cache is registered globally: a response stored for
 /// one credential is never served to a request with another (RFC 9111 §3.5).
 ///
@@ -34,12 +35,8 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         excluding exclusions: Set<String> = []
     ) {
         let exclusions = exclusions.union(endpoint.cacheKeyExclusions)
-        let path = request.head.path ?? "/"
-        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        var parameters: [(String, String)] = []
-        if parts.count > 1 {
-            parameters += QueryItem.decode(String(parts[1])).map { ($0.name, $0.value ?? "") }
-        }
+        let target = RequestTarget(request.head.path)
+        var parameters = target.queryItems.map { ($0.name, $0.value ?? "") }
         var extra = ""
         if let payload = request.payload {
             // The pairs the codec stage will send (ParameterEncoding, the one renderer of parameters).
@@ -55,7 +52,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         if !exclusions.isEmpty { parameters.removeAll { exclusions.contains($0.0) } }
         parameters.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         var text = Self.resource(method: request.head.method, scheme: request.head.scheme,
-                                 authority: request.head.authority, path: parts.first.map(String.init) ?? "/")
+                                 authority: request.head.authority, path: target.path)
         if !parameters.isEmpty { text += "?" + QueryItem.encode(parameters.map { QueryItem($0.0, $0.1) }) }
         text += extra
         let fields = request.head.headerFields
@@ -89,16 +86,14 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
-    /// A stable text for a value, members in order (they are already ordered by the caller's intent).
+    /// A stable text for a value, object members sorted by key. Scalars read as
+    /// ``Courier/ParameterEncoding/scalarText(_:)`` writes them into a query (`2.0` is `2`, as it is sent),
+    /// so a body and a query holding the same number share one text.
     static func canonical(_ value: Value) -> String {
         switch value {
         case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .int(let i): return String(i)
-        case .uint(let u): return String(u)
-        case .double(let d): return "\(d)"
-        case .number(let s), .string(let s): return s
-        case .bytes(let b): return Data(b).base64EncodedString()
+        case .double(let d) where !d.isFinite: return "\(d)"
+        case .bool, .int, .uint, .double, .number, .string, .bytes: return ParameterEncoding.scalarText(value) ?? ""
         case .array(let a): return "[" + a.map(canonical).joined(separator: ",") + "]"
         case .object(let o):
             return "{" + o.sortedByKey().map { "\($0.key):\(canonical($0.value))" }.joined(separator: ",") + "}"
@@ -230,3 +225,4 @@ struct StoredHead: Codable {
             metadata: metadata)
     }
 }
+#endif

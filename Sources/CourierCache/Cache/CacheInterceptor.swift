@@ -1,3 +1,4 @@
+#if Cache
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -8,6 +9,8 @@ import Logging
 
 /// What a cache does with one call, decided from the policy and the entry alone (no I/O), so the rules
 /// can be tested as a table.
+///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
 ///
 /// ```swift
 /// CacheDecision.decide(policy: .normal(ttl: .seconds(60)), entry: nil, now: now)   // .fetch
@@ -23,7 +26,7 @@ public enum CacheDecision: Sendable, Hashable {
     case revalidate
     /// Answer the entry at once as stale, and revalidate in the background.
     case answerStaleAndRevalidate
-    /// Fail with ``Courier/CourierError/Code/cacheMiss`` (``CachePolicy/readOnly`` without an entry).
+    /// Fail with `CourierError.Code.cacheMiss` (``CachePolicy/readOnly`` without an entry).
     case miss
 
     /// The decision for `policy` given the usable entry's metadata (nil: none, or from another version).
@@ -46,8 +49,10 @@ public enum CacheDecision: Sendable, Hashable {
     }
 }
 
-/// Why a cached entry was not used for a call: on ``Courier/ResponseMetadata/cacheRejection``, on
-/// ``Courier/CourierResponse/cacheRejection`` and in the trace (`cache entry rejected: expired`).
+/// Why a cached entry was not used for a call: on `ResponseMetadata.cacheRejection`, on
+/// `CourierResponse.cacheRejection` and in the trace (`cache entry rejected: expired`).
+///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
 public enum CacheRejection: String, Sendable, Hashable, CaseIterable {
     /// Older than its TTL (it was revalidated or fetched again).
     case expired
@@ -72,14 +77,14 @@ public struct CacheUpdate: Sendable {
     public var endpoint: String
     /// The call that was answered with the stale entry.
     public var callID: CallID
-    /// The fresh response (decoded value in ``Courier/CourierResponse/value``).
+    /// The fresh response (decoded value in `CourierResponse.value`).
     public var response: CourierResponse
     /// The fresh decoded body.
     public var value: Value? { response.value }
 }
 
 /// Answers calls from a ``CacheStore`` according to each endpoint's ``CachePolicy`` (the
-/// ``Courier/InterceptorRole/cache`` role: after shaping, so its ``CacheKey`` covers the module's common
+/// `InterceptorRole.cache` role: after shaping, so its ``CacheKey`` covers the module's common
 /// parameters and the credential whatever scope the cache was registered in; before encoding, so it stores
 /// and answers decoded responses).
 ///
@@ -87,8 +92,8 @@ public struct CacheUpdate: Sendable {
 /// records creation time, TTL, the endpoint's cache version and the app version — a version change makes an
 /// entry unusable. Revalidation sends `If-None-Match`/`If-Modified-Since` from the stored `ETag`/
 /// `Last-Modified`; a 304 (or a body whose ``CacheConfiguration/notModifiedField`` says so) renews the TTL and
-/// answers the cached body. Answers from the cache carry ``Courier/ResponseSource/cache`` (or
-/// ``Courier/ResponseSource/staleCache``) in ``Courier/ResponseMetadata/source``.
+/// answers the cached body. Answers from the cache carry `ResponseSource.cache` (or
+/// `ResponseSource.staleCache`) in `ResponseMetadata.source`.
 ///
 /// ```swift
 /// let cache = CacheInterceptor(store: try SQLiteCacheStore(path: path))
@@ -123,7 +128,7 @@ public final class CacheInterceptor: Interceptor {
 
     /// `cache`.
     public var name: String { "cache" }
-    /// ``Courier/InterceptorRole/cache``.
+    /// `InterceptorRole.cache`.
     public var role: InterceptorRole { .cache }
 
     // MARK: - Invalidation
@@ -135,10 +140,9 @@ public final class CacheInterceptor: Interceptor {
     /// common parameter value, query and body).
     public func invalidate(_ endpoint: Endpoint, client: CourierClient) async throws {
         let request = try client.makeRequest(for: endpoint)
-        let path = (request.head.path ?? "/").split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let resource = CacheKey.resource(
             method: request.head.method, scheme: request.head.scheme, authority: request.head.authority,
-            path: path.first.map(String.init) ?? "/")
+            path: RequestTarget(request.head.path).path)
         await store.remove(CacheKey(rawValue: resource))
         await store.removeAll(keyPrefix: resource + "?")
         await store.removeAll(keyPrefix: resource + " ")
@@ -345,7 +349,7 @@ public final class CacheInterceptor: Interceptor {
             }
         }
         guard response.isSuccessful, let field = configuration.notModifiedField,
-            let value = response.value?[path: Self.path(field)]
+            let value = response.value?[path: PathComponent.parse(dotted: field)]
         else { return false }
         if value.boolValue == true { return true }
         guard let echo = entry.metadata.versionEcho else { return false }
@@ -381,7 +385,7 @@ public final class CacheInterceptor: Interceptor {
         else { return nil }
         let now = configuration.now()
         var echo: String?
-        if let field = configuration.notModifiedField, let value = response.value?[path: Self.path(field)] {
+        if let field = configuration.notModifiedField, let value = response.value?[path: PathComponent.parse(dotted: field)] {
             echo = CacheKey.canonical(value)
         }
         let metadata = CacheMetadata(
@@ -421,7 +425,7 @@ public final class CacheInterceptor: Interceptor {
                 if directives.contains("no-store") { return nil }
                 if let ttl = headerTTL(response) { return ttl }
             }
-            if let field = configuration.serverTTLField, let value = response.value?[path: Self.path(field)] {
+            if let field = configuration.serverTTLField, let value = response.value?[path: PathComponent.parse(dotted: field)] {
                 if let seconds = value.doubleValue { return max(0, seconds) }
                 if let text = value.stringValue, let seconds = Double(text) { return max(0, seconds) }
             }
@@ -484,12 +488,9 @@ public final class CacheInterceptor: Interceptor {
         return response
     }
 
-    static func path(_ dotted: String) -> [PathComponent] {
-        dotted.split(separator: ".").map { part in Int(part).map(PathComponent.index) ?? .key(String(part)) }
-    }
-
     static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Cache
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -7,6 +8,8 @@ public import HTTPTypes
 
 /// How a ``CacheInterceptor`` treats one endpoint's responses. Set it per endpoint (or per module as the
 /// default of its endpoints) with ``Courier/Endpoint/cachePolicy``.
+///
+/// New cases may be added in later versions: a `switch` over it should have a `default` branch.
 ///
 /// ```swift
 /// var endpoint = Endpoint(name: "banner", module: home, path: "/banner")
@@ -23,14 +26,14 @@ public enum CachePolicy: Sendable, Hashable {
     /// `ETag`/`Last-Modified` when the entry has them) and store.
     case normal(ttl: Duration)
     /// Answer only from the cache (fresh or not), never fetch: a launch screen. No entry fails with
-    /// ``Courier/CourierError/Code/cacheMiss``.
+    /// `CourierError.Code.cacheMiss`.
     case readOnly
-    /// Like ``readOnly`` (answer only from the cache, or fail with ``Courier/CourierError/Code/cacheMiss``), and
+    /// Like ``readOnly`` (answer only from the cache, or fail with `CourierError.Code.cacheMiss`), and
     /// also fetch quietly in the background and store the answer for the next launch (HSNet's
     /// read-cache-only); the caller never waits for the network.
     case readOnlyRefreshing
     /// Within `ttl` like ``normal(ttl:)``. After it, answer the stale entry at once (source
-    /// ``Courier/ResponseSource/staleCache``), revalidate in the background, and publish the fresh result
+    /// `ResponseSource.staleCache`), revalidate in the background, and publish the fresh result
     /// on ``CacheInterceptor/updates()`` only if it changed.
     case staleWhileRevalidate(ttl: Duration)
     /// Like ``normal(ttl:)`` with the TTL taken from each response: `Cache-Control: max-age` (`no-store`
@@ -163,7 +166,7 @@ public struct CacheConfiguration: Sendable {
     public var keyExclusions: Set<String>
     /// Business codes meaning "what you have is already the newest" (HSNet's newest-result code): such an
     /// answer renews the cached entry and the call gets the cached body, like a 304. Read at the business
-    /// rule's code path (``Courier/Endpoint/effectiveBusinessRule``, else `code`). Default: none.
+    /// rule's code path (`Endpoint.effectiveBusinessRule`, else `code`). Default: none.
     public var notModifiedCodes: Set<Int>
 
     /// ``credentialHeaderFields``' default.
@@ -188,3 +191,4 @@ public struct CacheConfiguration: Sendable {
         self.notModifiedCodes = []
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Cache
 
 /// Where a ``CacheInterceptor`` keeps entries. Implementations are safe to share; ``store(_:)`` returns at
 /// once (the write may finish later, but a following read sees it).
@@ -149,3 +150,4 @@ struct LRU {
         if oldest == nil { oldest = i }
     }
 }
+#endif

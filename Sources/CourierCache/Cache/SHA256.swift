@@ -1,3 +1,4 @@
+#if Cache
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -64,3 +65,4 @@ struct SHA256Digest {
 extension UInt32 {
     fileprivate func rotatedRight(_ n: UInt32) -> UInt32 { (self >> n) | (self << (32 - n)) }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Cache
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -315,3 +316,4 @@ public final class SQLiteCacheStore: CacheStore {
         }
     }
 }
+#endif

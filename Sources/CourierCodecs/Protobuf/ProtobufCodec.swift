@@ -5,11 +5,11 @@ public import Foundation
 #endif
 import CProtobufC
 
-/// The Protocol Buffers codec: binary protobuf ⇄ ``Value`` through protobuf-c, with message types from a
-/// ``ProtobufSchema`` loaded at run time. The message type comes from ``CodingHints/messageType``.
+/// The Protocol Buffers codec: binary protobuf ⇄ `Value` through protobuf-c, with message types from a
+/// ``ProtobufSchema`` loaded at run time. The message type comes from `CodingHints.messageType`.
 ///
 /// Decoding yields an object keyed by the fields' proto3 JSON names (`authorId`) in field-number order, so a
-/// protobuf body decodes to the same ``Value`` as its proto3 JSON form: 64-bit integers are `.int` (`.uint`
+/// protobuf body decodes to the same `Value` as its proto3 JSON form: 64-bit integers are `.int` (`.uint`
 /// above `Int64.max`), floats `.double`, bytes `.bytes`, enums their value name, maps objects with string
 /// keys, a oneof only its set member. Encoding accepts JSON names and `.proto` names, enum names or numbers,
 /// and range-checks every number.
@@ -44,7 +44,7 @@ public struct ProtobufCodec: Codec {
             case keep
             /// Drop them silently.
             case discard
-            /// Fail with ``CourierError/Code/malformedInput``.
+            /// Fail with `CourierError.Code.malformedInput`.
             case reject
         }
 
@@ -58,12 +58,12 @@ public struct ProtobufCodec: Codec {
         /// What to do with unknown fields when decoding. Default ``UnknownFieldPolicy/keep``.
         public var unknownFields = UnknownFieldPolicy.keep
         /// Whether encoding skips object members that name no field (otherwise
-        /// ``CourierError/Code/encodingFailed``). Default `false`.
+        /// `CourierError.Code.encodingFailed`). Default `false`.
         public var ignoreUnknownMembers = false
         /// The limits decoding enforces before protobuf-c reads the bytes (nesting, fields per message,
-        /// values in all, string and bytes lengths, input size). Default ``DecodingLimits/init()`` with
-        /// ``DecodingLimits/maximumDepth`` lowered to ``DecodingLimits/defaultProtobufDepth`` (100), since
-        /// protobuf-c recurses once per level. ``CodingHints/limits`` or ``CodecSet/decodingLimits``
+        /// values in all, string and bytes lengths, input size). Default `DecodingLimits.init()` with
+        /// `DecodingLimits.maximumDepth` lowered to `DecodingLimits.defaultProtobufDepth` (100), since
+        /// protobuf-c recurses once per level. `CodingHints.limits` or `CodecSet.decodingLimits`
         /// replace them for a call.
         public var limits: DecodingLimits = {
             var limits = DecodingLimits()
@@ -92,7 +92,7 @@ public struct ProtobufCodec: Codec {
         self.options = options
     }
 
-    /// ``ContentFormat/protobuf``.
+    /// `ContentFormat.protobuf`.
     public var format: ContentFormat { .protobuf }
 
     func layout(for hints: CodingHints) throws -> MessageLayout {
@@ -110,12 +110,12 @@ public struct ProtobufCodec: Codec {
 
     /// Decodes a binary protobuf message of type `hints.messageType`.
     ///
-    /// Throws ``CourierError/Code/unknownMessageType`` without a known type, ``CourierError/Code/malformedInput``
+    /// Throws `CourierError.Code.unknownMessageType` without a known type, `CourierError.Code.malformedInput`
     /// (with the byte offset) for bytes that are not a valid message of that type,
-    /// ``CourierError/Code/invalidUTF8`` for a string field that is not UTF-8,
-    /// ``CourierError/Code/depthLimitExceeded`` beyond ``Options/maxDepth`` (or `hints.limits`),
-    /// ``CourierError/Code/sizeLimitExceeded`` beyond any other of ``Options/limits`` (checked before
-    /// protobuf-c allocates anything) and ``CourierError/Code/missingValue`` for a missing proto2 `required`
+    /// `CourierError.Code.invalidUTF8` for a string field that is not UTF-8,
+    /// `CourierError.Code.depthLimitExceeded` beyond ``Options/maxDepth`` (or `hints.limits`),
+    /// `CourierError.Code.sizeLimitExceeded` beyond any other of ``Options/limits`` (checked before
+    /// protobuf-c allocates anything) and `CourierError.Code.missingValue` for a missing proto2 `required`
     /// field.
     public func decode(_ data: Data, hints: CodingHints) throws -> Value {
         let layout = try layout(for: hints)
@@ -160,10 +160,10 @@ public struct ProtobufCodec: Codec {
 
     /// Encodes `value` (an object) as a binary protobuf message of type `hints.messageType`.
     ///
-    /// Throws ``CourierError/Code/typeMismatch`` for a member of the wrong kind,
-    /// ``CourierError/Code/valueOutOfRange`` for a number that does not fit its field or an unknown enum name,
-    /// ``CourierError/Code/missingValue`` for a missing proto2 `required` field and
-    /// ``CourierError/Code/encodingFailed`` for members that name no field; the coding path says where.
+    /// Throws `CourierError.Code.typeMismatch` for a member of the wrong kind,
+    /// `CourierError.Code.valueOutOfRange` for a number that does not fit its field or an unknown enum name,
+    /// `CourierError.Code.missingValue` for a missing proto2 `required` field and
+    /// `CourierError.Code.encodingFailed` for members that name no field; the coding path says where.
     public func encode(_ value: Value, hints: CodingHints) throws -> Data {
         let layout = try layout(for: hints)
         let arena = Arena(initialSize: 16 * 1024)

@@ -4,7 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-/// Decodes protobuf bytes without a schema, as `protoc --decode_raw` does: into a ``Value`` for programs,
+/// Decodes protobuf bytes without a schema, as `protoc --decode_raw` does: into a `Value` for programs,
 /// or into protoc's text for people.
 ///
 /// The value is an object keyed by field number (`"1"`, `"2"`, …) in order of first appearance; a number that
@@ -22,17 +22,17 @@ public struct ProtobufRawDecoder: Sendable {
     /// How deep nested messages are guessed. Default 64 (protoc's own limit is similar).
     public var maxDepth = 64
     /// The limits decoding enforces while it reads: input size, fields per message
-    /// (``DecodingLimits/maximumContainerCount``), values in all, string and bytes lengths, and the nesting
-    /// of groups (``DecodingLimits/maximumDepth``; guessed nesting stops at ``maxDepth`` instead, without
-    /// an error). Default ``DecodingLimits/init()``.
+    /// (`DecodingLimits.maximumContainerCount`), values in all, string and bytes lengths, and the nesting
+    /// of groups (`DecodingLimits.maximumDepth`; guessed nesting stops at ``maxDepth`` instead, without
+    /// an error). Default `DecodingLimits.init()`.
     public var limits = DecodingLimits()
 
     /// A decoder with the default depth and limits.
     public init() {}
 
-    /// Decodes `data` into an object keyed by field number. Throws ``CourierError/Code/malformedInput``
+    /// Decodes `data` into an object keyed by field number. Throws `CourierError.Code.malformedInput`
     /// (with the byte offset) when the bytes are not a protobuf message, and
-    /// ``CourierError/Code/sizeLimitExceeded`` or ``CourierError/Code/depthLimitExceeded`` (with the offset)
+    /// `CourierError.Code.sizeLimitExceeded` or `CourierError.Code.depthLimitExceeded` (with the offset)
     /// beyond ``limits``. Linear in the number of fields (times the guessed nesting, at most ``maxDepth``).
     public func decode(_ data: Data) throws -> Value {
         try checkSize(data)

@@ -28,7 +28,7 @@ public struct ProtobufSchema: Sendable {
     let runtime: ProtobufRuntime
 
     /// Loads a serialized `google.protobuf.FileDescriptorSet` (what `protoc --descriptor_set_out
-    /// --include_imports` writes). Throws ``CourierError/Code/invalidConfiguration`` when the bytes are not
+    /// --include_imports` writes). Throws `CourierError.Code.invalidConfiguration` when the bytes are not
     /// one, or when a field refers to a type the set does not contain.
     public init(descriptorSet: Data) throws {
         let parsed: ParsedDescriptorSet
@@ -46,7 +46,7 @@ public struct ProtobufSchema: Sendable {
     /// Loads a schema from a file: a compiled descriptor set (`.pb`, `.desc`, `.binpb`) or a `.proto` file,
     /// which is compiled with `protoc --descriptor_set_out --include_imports -I<its directory>` (found on
     /// `PATH`, or at the path in the `PROTOC` environment variable). A missing `protoc` or a compile error
-    /// throws ``CourierError/Code/invalidConfiguration`` with protoc's message in the detail.
+    /// throws `CourierError.Code.invalidConfiguration` with protoc's message in the detail.
     public init(contentsOf url: URL) throws {
         if url.pathExtension.lowercased() == "proto" {
             try self.init(descriptorSet: try ProtocRunner.compile(url))

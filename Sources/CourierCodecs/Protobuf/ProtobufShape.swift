@@ -1,5 +1,5 @@
 extension ProtobufSchema {
-    /// The ``ValueShape`` of a message (keyed by the fields' JSON names), for formats that need one to decode
+    /// The `ValueShape` of a message (keyed by the fields' JSON names), for formats that need one to decode
     /// the same data — so XML converts to protobuf with one-element lists and numbers intact.
     ///
     /// ```swift

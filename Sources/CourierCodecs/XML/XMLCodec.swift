@@ -4,13 +4,13 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-/// The XML codec, built on libxml2: reads a document into a ``Value`` with a streaming SAX2 parse (no DOM)
-/// and writes a ``Value`` back as XML.
+/// The XML codec, built on libxml2: reads a document into a `Value` with a streaming SAX2 parse (no DOM)
+/// and writes a `Value` back as XML.
 ///
 /// ## Mapping
 ///
 /// The root element's *content* is the value; its name is not part of it (read it with
-/// ``decodeDocument(_:hints:)``; when encoding it comes from ``CodingHints/rootName``, else
+/// ``decodeDocument(_:hints:)``; when encoding it comes from `CodingHints.rootName`, else
 /// ``Options/rootName``).
 ///
 /// | XML | Value |
@@ -26,7 +26,7 @@ public import Foundation
 /// | `<![CDATA[x]]>` | text, as if escaped |
 /// | comments, processing instructions, blank text between child elements | dropped |
 ///
-/// Without a shape every leaf is a string. With ``CodingHints/shape`` (a ``ValueShape``) decoding is
+/// Without a shape every leaf is a string. With `CodingHints.shape` (a `ValueShape`) decoding is
 /// schema-guided:
 ///
 /// | shape | XML | Value |
@@ -42,7 +42,7 @@ public import Foundation
 /// | `.optional(x)` | as `x`; empty text of a number or boolean | `.null` |
 /// | `.object`, `.map` | `<a/>` | `{}` |
 ///
-/// Text that does not read as the shape's scalar is a ``CourierError/Code/typeMismatch`` error whose
+/// Text that does not read as the shape's scalar is a `CourierError.Code.typeMismatch` error whose
 /// context holds the coding path (`data.users[3].age`) and the line and column.
 ///
 /// Encoding reverses the table: an array member becomes repeated elements (or, with
@@ -50,7 +50,7 @@ public import Foundation
 /// canonical text, booleans as `true`/`false`, bytes as base64, `.null` as an empty element with
 /// `xsi:nil="true"` (declaring the `xsi` namespace on that element). Text and attribute values are
 /// escaped; a control character XML 1.0 cannot carry, a key that is not an XML name or a prefix no
-/// `@xmlns:prefix` member declares is an ``CourierError/Code/encodingFailed`` error with the path.
+/// `@xmlns:prefix` member declares is an `CourierError.Code.encodingFailed` error with the path.
 ///
 /// `decode(encode(v)) == v` holds for values made of non-empty objects, non-empty arrays and strings,
 /// except for these cases that XML cannot tell apart without a shape:
@@ -69,13 +69,13 @@ public import Foundation
 /// The parser never touches the network (`XML_PARSE_NONET`), never substitutes entities
 /// (no `XML_PARSE_NOENT`), never loads a DTD, and keeps libxml2's size limits (no `XML_PARSE_HUGE`).
 /// A document that declares any entity (so no "billion laughs"), or whose document type refers to an
-/// external DTD, is refused with ``CourierError/Code/unsafeInput`` as soon as the declaration is read.
-/// Nesting deeper than ``Options/maximumDepth`` is ``CourierError/Code/depthLimitExceeded``, input
+/// external DTD, is refused with `CourierError.Code.unsafeInput` as soon as the declaration is read.
+/// Nesting deeper than ``Options/maximumDepth`` is `CourierError.Code.depthLimitExceeded`, input
 /// larger than ``Options/maximumInputSize`` or beyond any other of ``Options/limits`` (attributes per
-/// element, children per element, nodes in all, text length) is ``CourierError/Code/sizeLimitExceeded``,
+/// element, children per element, nodes in all, text length) is `CourierError.Code.sizeLimitExceeded`,
 /// found while reading, and bytes that
-/// are not UTF-8 are ``CourierError/Code/invalidUTF8``. Syntax errors are
-/// ``CourierError/Code/malformedInput`` with libxml2's message, line and column. libxml2 reports its
+/// are not UTF-8 are `CourierError.Code.invalidUTF8`. Syntax errors are
+/// `CourierError.Code.malformedInput` with libxml2's message, line and column. libxml2 reports its
 /// errors to Courier only; nothing is printed.
 ///
 /// ```swift
@@ -102,7 +102,7 @@ public struct XMLCodec: Codec {
     /// let codec = XMLCodec(options: options)
     /// ```
     public struct Options: Sendable {
-        /// The root element's name when encoding, used when ``CodingHints/rootName`` is not set.
+        /// The root element's name when encoding, used when `CodingHints.rootName` is not set.
         /// Default `response`.
         public var rootName: String
         /// Whether encoding starts with `<?xml version="1.0" encoding="UTF-8"?>`. Default `true`.
@@ -111,12 +111,12 @@ public struct XMLCodec: Codec {
         public var prettyPrinted: Bool
         /// The limits reading enforces while libxml2 parses: input size, nesting, attributes per element
         /// (checked before libxml2 reads a start tag), children and attributes per element, elements and
-        /// attributes in all, text and attribute lengths. Default ``DecodingLimits/init()``;
-        /// ``CodingHints/limits`` or ``CodecSet/decodingLimits`` replace them for a call.
+        /// attributes in all, text and attribute lengths. Default `DecodingLimits.init()`;
+        /// `CodingHints.limits` or `CodecSet.decodingLimits` replace them for a call.
         public var limits: DecodingLimits
         /// The deepest element nesting accepted, when reading and writing. Default 512. libxml2 refuses
         /// documents deeper than 256 elements on its own (Courier never sets `XML_PARSE_HUGE`), so when
-        /// reading, limits above 256 act as 256; both report ``CourierError/Code/depthLimitExceeded``.
+        /// reading, limits above 256 act as 256; both report `CourierError.Code.depthLimitExceeded`.
         /// The same setting as `limits.maximumDepth`.
         public var maximumDepth: Int {
             get { limits.maximumDepth }
@@ -126,7 +126,7 @@ public struct XMLCodec: Codec {
         /// `limits.maximumInputSize`.
         ///
         /// There is no entity-expansion limit to set: any entity declaration is refused with
-        /// ``CourierError/Code/unsafeInput`` before it can be used, so no document expands beyond its
+        /// `CourierError.Code.unsafeInput` before it can be used, so no document expands beyond its
         /// own text (the limit is zero).
         public var maximumInputSize: Int {
             get { limits.maximumInputSize }
@@ -200,7 +200,7 @@ public struct XMLCodec: Codec {
     /// A codec with `options`.
     public init(options: Options) { self.options = options }
 
-    /// ``ContentFormat/xml``.
+    /// `ContentFormat.xml`.
     public var format: ContentFormat { .xml }
 
     /// Decodes a document into its root element's content, guided by `hints.shape` when set.
