@@ -122,11 +122,11 @@ public struct CompiledSchema: Sendable {
         /// The value is valid.
         case valid
         /// The value is invalid; the violations, in the order found (at least one).
-        case invalid([CourierError.Violation])
+        case invalid([SchemaViolation])
         /// The validation reached a limit before it could decide. `limit` says which (the detail of
         /// `CourierError.Code.validationLimitExceeded`); `violations` are those found before it (the
         /// value may well be invalid too), without the ``CompiledSchema/limitKeyword`` one.
-        case gaveUp(limit: String, violations: [CourierError.Violation])
+        case gaveUp(limit: String, violations: [SchemaViolation])
     }
 
     /// Validates `value` and says how the validation ended; the one API that needs no convention to tell
@@ -144,7 +144,7 @@ public struct CompiledSchema: Sendable {
     /// When the validation gave up at a limit of ``Options``, the last violation has the keyword
     /// ``limitKeyword`` (`"$limit"`), the location where it gave up and a message naming the limit; the
     /// value was not fully checked and must not be taken as valid.
-    public func validate(_ value: Value) -> [CourierError.Violation] {
+    public func validate(_ value: Value) -> [SchemaViolation] {
         run(value).violations
     }
 
@@ -186,7 +186,7 @@ public struct CompiledSchema: Sendable {
 
     /// One reporting validation: the violations (the ``limitKeyword`` one last when it gave up) and the
     /// limit it gave up at, if any.
-    private func run(_ value: Value) -> (violations: [CourierError.Violation], exceeded: String?) {
+    private func run(_ value: Value) -> (violations: [SchemaViolation], exceeded: String?) {
         // The limit violation needs room beside the ones collected.
         let collected = options.collectAllViolations ? options.maximumViolations : 1
         var evaluator = SchemaEvaluator(program: program, limit: collected, options: options)

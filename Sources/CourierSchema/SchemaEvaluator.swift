@@ -108,18 +108,18 @@ struct SchemaEvaluator {
     }
 
     /// The violations found, with their locations and messages.
-    var violations: [CourierError.Violation] {
+    var violations: [SchemaViolation] {
         pending.map { found in
             var keywordLocation = ""
             for token in found.keywordPath.reversed() { keywordLocation += "/" + JSONPointer.escape(token) }
             let instanceLocation = PathComponent.jsonPointer(found.instance.reversed())
             let shown = instanceLocation.isEmpty ? "(root)" : String(instanceLocation.dropFirst())
             if found.keyword == CompiledSchema.limitKeyword {
-                return CourierError.Violation(
+                return SchemaViolation(
                     instanceLocation: instanceLocation, keywordLocation: keywordLocation, keyword: found.keyword,
                     message: "\(shown): validation gave up here: \(found.text)")
             }
-            return CourierError.Violation(
+            return SchemaViolation(
                 instanceLocation: instanceLocation, keywordLocation: keywordLocation, keyword: found.keyword,
                 message: "\(shown): \(found.text)")
         }

@@ -344,14 +344,14 @@ extension Cassette.Exchange: Codable {
             let failure = try container.nestedContainer(keyedBy: FailureKeys.self, forKey: .failure)
             let code: CourierError.Code
             if let number = try failure.decodeIfPresent(Int.self, forKey: .number) {
-                guard let known = CourierError.Code.allCases.first(where: { $0.number == number }) else {
+                guard let known = CourierError.Code.cassetteCodes.first(where: { $0.number == number }) else {
                     throw DecodingError.dataCorruptedError(
                         forKey: .number, in: failure, debugDescription: "\(number) is not a Courier error number")
                 }
                 code = known
             } else {
                 let name = try failure.decode(String.self, forKey: .code)
-                guard let known = CourierError.Code.allCases.first(where: { $0.name == name }) else {
+                guard let known = CourierError.Code.cassetteCodes.first(where: { $0.name == name }) else {
                     throw DecodingError.dataCorruptedError(
                         forKey: .code, in: failure, debugDescription: "'\(name)' is not a Courier error code")
                 }

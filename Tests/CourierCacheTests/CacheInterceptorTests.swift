@@ -375,8 +375,10 @@ import Testing
         let broken = Fixture.endpoint("/broken", policy: .normal(ttl: .seconds(60)), module: module)
         let business = Fixture.endpoint("/biz", policy: .normal(ttl: .seconds(60)), module: module)
         for _ in 0..<2 {
-            await #expect(throws: CourierError.self) { _ = try await client.send(broken) }
-            await #expect(throws: CourierError.self) { _ = try await client.send(business) }
+            let brokenError = await #expect(throws: CourierError.self) { _ = try await client.send(broken) }
+            #expect(brokenError?.code == .internalServerError)
+            let businessError = await #expect(throws: CourierError.self) { _ = try await client.send(business) }
+            #expect(businessError?.code == .business)
         }
         #expect(server.hits("/broken") == 2)
         #expect(server.hits("/biz") == 2)

@@ -185,9 +185,10 @@ import Testing
 
         // A typed call whose model does not decode is a failure too.
         struct Needs: Decodable, Sendable { var missing: String }
-        await #expect(throws: CourierError.self) {
+        let typed = await #expect(throws: CourierError.self) {
             _ = try await client.send(Endpoint(name: "typed", module: module, path: "/ok"), decoding: Needs.self)
         }
+        #expect(typed?.code == .missingValue)
         #expect(metrics.counter("courier_call_failures_total{module=acct,endpoint=typed,tags=,code=missingValue}") == 1)
 
         // The logger is global and outermost, yet it logged the request as sent: with the module's query

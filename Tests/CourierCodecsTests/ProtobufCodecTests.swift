@@ -200,6 +200,7 @@ import Testing
         let nested = try #require(throws: CourierError.self) {
             try kitchen.encode(["id": 1, "next": ["name": "x"]], hints: legacyHints)
         }
+        #expect(nested.code == .missingValue)
         #expect(nested.context.codingPath == ["next"])
         // On the wire: protobuf-c refuses the message, we say which field.
         let decodeMissing = try #require(throws: CourierError.self) {

@@ -34,7 +34,8 @@ final class RecordingObserver: CallLifecycleObserver {
                                "a.didStop true", "b.didStop true"])
         let failing = CourierClient(transport: InMemoryTransport.failing(.timedOut),
                              configuration: .init(interceptors: [LifecycleInterceptor(observers: [a])]))
-        await #expect(throws: CourierError.self) { _ = try await failing.send(Fixture.endpoint("/y")) }
+        let failure = await #expect(throws: CourierError.self) { _ = try await failing.send(Fixture.endpoint("/y")) }
+        #expect(failure?.code == .timedOut)
         #expect(box.events.suffix(3) == ["a.willStart get/y", "a.willStop false", "a.didStop false"])
     }
 
@@ -98,7 +99,8 @@ final class RecordingObserver: CallLifecycleObserver {
         let log = CapturingLog()
         let client = CourierClient(transport: InMemoryTransport.failing(.cannotConnect),
                             configuration: .init(interceptors: [LoggingInterceptor(logger: log.logger)]))
-        await #expect(throws: CourierError.self) { _ = try await client.send(Fixture.endpoint("/x")) }
+        let failure = await #expect(throws: CourierError.self) { _ = try await client.send(Fixture.endpoint("/x")) }
+        #expect(failure?.code == .cannotConnect)
         let warnings = log.lines.withLock { $0.filter { $0.level == .warning }.map(\.text) }
         #expect(warnings.count == 1)
         #expect(warnings.first?.contains("cannotConnect") == true)
@@ -116,8 +118,10 @@ final class RecordingObserver: CallLifecycleObserver {
                             configuration: .init(interceptors: [MetricsInterceptor(factory: metrics)]))
         let endpoint = Fixture.endpoint("/m", module: Fixture.module("shop"))
         _ = try await client.send(endpoint)
-        await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) }
-        await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) }
+        let notFound = await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) }
+        #expect(notFound?.code == .notFound)
+        let timedOut = await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) }
+        #expect(timedOut?.code == .timedOut)
         let base = "module=shop,endpoint=get/m,tags="
         #expect(metrics.counter("courier_calls_total{\(base),outcome=success,source=network}") == 1)
         #expect(metrics.counter("courier_calls_total{\(base),outcome=failure,source=network}") == 1)   // the 404

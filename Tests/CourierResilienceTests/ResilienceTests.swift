@@ -138,7 +138,8 @@ import Testing
         #expect(clock.sleeps.isEmpty)
 
         post.retryPolicy = RetryPolicy.exponential(attempts: 3).allowingNonIdempotent()
-        await #expect(throws: CourierError.self) { _ = try await client.send(post) }
+        let retried = await #expect(throws: CourierError.self) { _ = try await client.send(post) }
+        #expect(retried?.code == .badGateway)
         #expect(transport.requests.count == 4)
     }
 
@@ -147,9 +148,10 @@ import Testing
         let clock = RecordingClock()
         var endpoint = Fixture.endpoint("/r")
         endpoint.retryPolicy = RetryPolicy.none
-        await #expect(throws: CourierError.self) {
+        let error = await #expect(throws: CourierError.self) {
             _ = try await client(transport, clock: clock, policy: .exponential(attempts: 5)).send(endpoint)
         }
+        #expect(error?.code == .cannotConnect)
         #expect(transport.requests.count == 1)
     }
 }
@@ -222,7 +224,10 @@ import Testing
         let transport = InMemoryTransport { _, _ in jsonResponse(.internalServerError, "{}") }
         let client = CourierClient(transport: transport, configuration: .init(interceptors: [FailoverInterceptor()]))
         let endpoint = Endpoint(name: "ping", module: APIModule(name: "m", service: service), path: "/ping")
-        for _ in 0..<50 { await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) } }
+        for _ in 0..<50 {
+            let error = await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) }
+            #expect(error?.code == .internalServerError)
+        }
         #expect(service.currentBaseURL.host == "a.test")
     }
 

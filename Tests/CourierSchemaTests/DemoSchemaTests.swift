@@ -69,12 +69,12 @@ import Testing
         let violations = schema.validate(response)
         #expect(
             violations == [
-                CourierError.Violation(
+                SchemaViolation(
                     instanceLocation: "/data/users/3/age",
                     keywordLocation: "/properties/data/properties/users/items/$ref/properties/age/minimum",
                     keyword: "minimum",
                     message: "data/users/3/age: -1 is less than the minimum of 0"),
-                CourierError.Violation(
+                SchemaViolation(
                     instanceLocation: "/data/users/3/address/zip",
                     keywordLocation:
                         "/properties/data/properties/users/items/$ref/properties/address/$ref/properties/zip/pattern",

@@ -90,7 +90,10 @@ import Testing
         return names.filter { $0.hasSuffix(".json") }.sorted().map { directory.appendingPathComponent($0) }
     }
 
-    @Test(arguments: Draft.allCases)
+    // Skipped by name when the suite is missing; under CI=true it runs and fails instead.
+    @Test(.enabled(if: Repository.runsExternalSuite("JSON-Schema-Test-Suite"),
+                   "JSON-Schema-Test-Suite not found: set COURIER_TEST_SUITES or add ../shared/test-suites"),
+          arguments: Draft.allCases)
     func requiredTestsAllPass(_ draft: Draft) throws {
         guard let root = Repository.externalSuite("JSON-Schema-Test-Suite") else { return }
         let base = try Self.remotesRegistry(draft, root: root)
@@ -117,7 +120,10 @@ import Testing
         #expect(failures.isEmpty, "\(failures.count) of \(total) required \(draft.rawValue) tests failed")
     }
 
-    @Test(arguments: Draft.allCases)
+    // Skipped by name when the suite is missing; under CI=true it runs and fails instead.
+    @Test(.enabled(if: Repository.runsExternalSuite("JSON-Schema-Test-Suite"),
+                   "JSON-Schema-Test-Suite not found: set COURIER_TEST_SUITES or add ../shared/test-suites"),
+          arguments: Draft.allCases)
     func optionalTestsReport(_ draft: Draft) throws {
         guard let root = Repository.externalSuite("JSON-Schema-Test-Suite") else { return }
         let base = try Self.remotesRegistry(draft, root: root)
@@ -155,7 +161,10 @@ import Testing
 
     /// Every format the issue names is asserted without a single failure in the suite's optional/format
     /// files (the few misses are in idn-hostname and ECMA-262 regex corner cases).
-    @Test(arguments: Draft.allCases)
+    // Skipped by name when the suite is missing; under CI=true it runs and fails instead.
+    @Test(.enabled(if: Repository.runsExternalSuite("JSON-Schema-Test-Suite"),
+                   "JSON-Schema-Test-Suite not found: set COURIER_TEST_SUITES or add ../shared/test-suites"),
+          arguments: Draft.allCases)
     func namedFormatsPassEveryOptionalTest(_ draft: Draft) throws {
         guard let root = Repository.externalSuite("JSON-Schema-Test-Suite") else { return }
         let base = try Self.remotesRegistry(draft, root: root)

@@ -79,7 +79,8 @@ import Testing
         // Added one by one, the same schema loads, and `verify()` finds the dangling reference.
         var fourth = SchemaRegistry()
         try fourth.add(contentsOf: dangling.appendingPathComponent("user.json"))
-        #expect(throws: CourierError.self) { try fourth.verify() }
+        let verifyError = #expect(throws: CourierError.self) { try fourth.verify() }
+        #expect(verifyError?.code == .unresolvedReference)
     }
 
     @Test func recursionThroughChildrenIsFine() throws {

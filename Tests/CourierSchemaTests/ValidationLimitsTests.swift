@@ -65,7 +65,8 @@ import Testing
             let violations = schema.validate(invalid)
             #expect(!violations.isEmpty)
             #expect(!violations.contains { $0.keyword == CompiledSchema.limitKeyword })
-            #expect(throws: CourierError.self) { try schema.check(invalid) }
+            let error = #expect(throws: CourierError.self) { try schema.check(invalid) }
+            #expect(error?.code == .schemaViolation)
             if case .invalid = schema.validationOutcome(invalid) {} else { Issue.record("\(applicator): expected invalid") }
         }
         // oneOf: the branches differ by a const at the leaf, so exactly one matches at every level.

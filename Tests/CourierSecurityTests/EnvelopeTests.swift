@@ -108,11 +108,14 @@ import Testing
     }
 
     @Test func invalidKeysAreRefused() {
-        #expect(throws: CourierError.self) { try EncryptionKey(id: "short", key: SymmetricKey(size: .bits128)) }
-        #expect(throws: CourierError.self) { try EncryptionKey(id: "", key: SymmetricKey(size: .bits256)) }
-        #expect(throws: CourierError.self) {
+        let shortKey = #expect(throws: CourierError.self) { try EncryptionKey(id: "short", key: SymmetricKey(size: .bits128)) }
+        #expect(shortKey?.code == .invalidConfiguration)
+        let emptyID = #expect(throws: CourierError.self) { try EncryptionKey(id: "", key: SymmetricKey(size: .bits256)) }
+        #expect(emptyID?.code == .invalidConfiguration)
+        let longID = #expect(throws: CourierError.self) {
             try EncryptionKey(id: String(repeating: "x", count: 256), key: SymmetricKey(size: .bits256))
         }
+        #expect(longID?.code == .invalidConfiguration)
     }
 
     @Test func messageHelpersCarryTheContentType() throws {

@@ -239,6 +239,7 @@ import CourierSecurity
         let endpoint = makeEndpoint(makeModule([stages[0], Rewrite(), stages[1]]),
                                     method: .get, path: "/pay", body: ["price": 2.0])
         let error = await #expect(throws: CourierError.self) { try await CourierClient(transport: server).send(endpoint) }
+        #expect(error?.code == .forbidden)
         #expect(error?.context.status == 403)
     }
 }

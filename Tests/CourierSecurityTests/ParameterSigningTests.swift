@@ -87,7 +87,8 @@ import CourierSecurity
         try Self.signer.verify(items)
         var tampered = items
         tampered[0].value = "9"
-        #expect(throws: CourierError.self) { try Self.signer.verify(tampered) }
+        let tamperedError = #expect(throws: CourierError.self) { try Self.signer.verify(tampered) }
+        #expect(tamperedError?.code == .signatureInvalid)
         let error = #expect(throws: CourierError.self) { try Self.signer.verify(Array(items.dropLast())) }
         #expect(error?.code == .signatureMissing)
         let wrong = #expect(throws: CourierError.self) {

@@ -221,6 +221,7 @@ import CourierSecurity
         let error = await #expect(throws: CourierError.self) {
             try await failing.send(makeEndpoint(module, body: ["card": "4111-PLAINTEXT-999"]), options: CallOptions(trace: true))
         }
+        #expect(error?.code == .signatureInvalid)
 
         var texts = lines.all
         texts.append(String(describing: try #require(reply.metadata.trace)))

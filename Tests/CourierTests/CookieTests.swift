@@ -180,9 +180,10 @@ import Testing
         let forged = #"[{"name":"x;y","value":"1","domain":"h.test","isHostOnly":true,"path":"/","expires":9e9,"isSecure":false,"isHTTPOnly":false,"created":0}]"#
         try Data(forged.utf8).write(to: file)
         #expect(try CookieStore(file: file).cookies.isEmpty)
-        #expect(throws: CourierError.self) {
+        let missingFolder = #expect(throws: CourierError.self) {
             _ = try CookieStore(file: folder.appendingPathComponent("missing/cookies.json"))
         }
+        #expect(missingFolder?.code == .invalidConfiguration)
     }
 
     /// Two modules with their own jars over one transport: each sees only its own cookies, and a module

@@ -170,7 +170,8 @@ import Testing
         await transport.waitForStarted(4)
         #expect(client.cancelAll(module: "user") == 3)
         for call in userCalls {
-            await #expect(throws: CourierError.self) { try await call.reply }
+            let cancelled = await #expect(throws: CourierError.self) { try await call.reply }
+            #expect(cancelled?.code == .cancelled)
         }
         #expect(transport.cancelled.withLock { $0 } == 3)
         #expect(client.runningCalls.map(\.module) == ["topic"])
@@ -212,9 +213,8 @@ import Testing
         await transport.waitForStarted(1)
         task.cancel()
         let result = await task.result
-        #expect(throws: CourierError.self) { try result.get() }
-        #expect((try? result.get()) == nil)
-        if case .failure(let error as CourierError) = result { #expect(error.code == .cancelled) }
+        let error = #expect(throws: CourierError.self) { try result.get() }
+        #expect(error?.code == .cancelled)
         #expect(transport.cancelled.withLock { $0 } == 1)
     }
 

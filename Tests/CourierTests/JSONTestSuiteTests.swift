@@ -6,7 +6,11 @@ import Testing
 /// Runs every file of Nicolas Seriot's JSONTestSuite (`test_parsing`): `y_` files must be accepted,
 /// `n_` files rejected, and `i_` files either accepted or rejected with a `CourierError`.
 @Suite struct JSONTestSuiteTests {
-    @Test func parsingSuite() throws {
+    // Skipped by name when the suite is missing; under CI=true it runs and fails instead.
+    @Test(.enabled(
+        if: Repository.runsExternalSuite("JSONTestSuite/test_parsing"),
+        "JSONTestSuite not found: set COURIER_TEST_SUITES or add ../shared/test-suites"))
+    func parsingSuite() throws {
         guard let directory = Repository.externalSuite("JSONTestSuite/test_parsing") else { return }
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".json") }.sorted()

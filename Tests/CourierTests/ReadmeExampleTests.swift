@@ -50,6 +50,7 @@ import Testing
         ])
 
         let error = try await #require(throws: CourierError.self) { try await client.send(getUser(8, users)) }
+        #expect(error.code == .business)
         #expect(error.business(as: ReadmeUserError.self) == .userNotFound)
         #expect(error.message(in: .simplifiedChinese) == "用户不存在~")
     }

@@ -138,6 +138,7 @@ import Testing
         let error = try await #require(throws: CourierError.self) {
             _ = try await CourierClient(transport: transport, configuration: configuration).send(Self.endpoint("/chain/1"))
         }
+        #expect(error.code == .unexpectedStatus)
         #expect(error.context.status == 302)
         #expect(transport.requests.count == 1)
     }
@@ -147,7 +148,8 @@ import Testing
         module.redirectPolicy = .never
         var endpoint = Endpoint(name: "e", module: module, path: "/chain/2")
         let client = CourierClient(transport: Self.server())
-        await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) }
+        let refused = await #expect(throws: CourierError.self) { _ = try await client.send(endpoint) }
+        #expect(refused?.code == .unexpectedStatus)
         endpoint.redirectPolicy = .follow(limit: 2)
         let reply = try await client.send(endpoint)
         #expect(reply.metadata.redirects.count == 2)
@@ -182,6 +184,7 @@ import Testing
         let error = try await #require(throws: CourierError.self) {
             _ = try await CourierClient(transport: transport).send(Self.endpoint("/x"))
         }
+        #expect(error.code == .unexpectedStatus)
         #expect(error.context.status == 302)
         #expect(transport.requests.count == 1)
     }

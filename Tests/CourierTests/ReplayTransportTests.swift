@@ -147,6 +147,7 @@ private func counter(_ answer: (HTTPResponse, Data)) throws -> Int64? {
 
         let other = Endpoint(name: "other", module: replayAPI, method: .delete, path: "/users/3")
         let otherError = try await #require(throws: CourierError.self) { try await client.send(other) }
+        #expect(otherError.code == .noRecordedExchange)
         #expect(otherError.message.hasSuffix(
             "DELETE http://api.test/users/3: the cassette has 1 exchange, none for DELETE /users/3."))
 
@@ -174,14 +175,17 @@ private func counter(_ answer: (HTTPResponse, Data)) throws -> Int64? {
         let otherAccept = try await #require(throws: CourierError.self) {
             try await send(player, get("/feed?a=1&b=2", headers: [.accept: "application/xml"]))
         }
+        #expect(otherAccept.code == .noRecordedExchange)
         #expect(otherAccept.message.hasSuffix("differs in its Accept header."))
         let otherQuery = try await #require(throws: CourierError.self) {
             try await send(player, get("/feed?a=1&b=3", headers: [.accept: "application/json"]))
         }
+        #expect(otherQuery.code == .noRecordedExchange)
         #expect(otherQuery.message.hasSuffix("differs in its query."))
         let extraHeader = try await #require(throws: CourierError.self) {
             try await send(player, get("/feed?a=1&b=2", headers: [.accept: "application/json", .userAgent: "t"]))
         }
+        #expect(extraHeader.code == .noRecordedExchange)
         #expect(extraHeader.message.hasSuffix("differs in its User-Agent header."))
 
         // By default headers play no part, but bodies do.
@@ -196,6 +200,7 @@ private func counter(_ answer: (HTTPResponse, Data)) throws -> Int64? {
         let otherBody = try await #require(throws: CourierError.self) {
             try await send(postPlayer, post, body: Data("two".utf8))
         }
+        #expect(otherBody.code == .noRecordedExchange)
         #expect(otherBody.message.hasSuffix("differs in its body."))
     }
 
@@ -357,6 +362,7 @@ private func counter(_ answer: (HTTPResponse, Data)) throws -> Int64? {
         let miss = try await #require(throws: CourierError.self) {
             try await send(player, get("/you?access_token=hunter2"))
         }
+        #expect(miss.code == .noRecordedExchange)
         #expect(miss.message.contains("GET http://api.test/you?access_token=REDACTED"))
         #expect(!miss.message.contains("hunter2"))
     }
@@ -387,6 +393,22 @@ private func counter(_ answer: (HTTPResponse, Data)) throws -> Int64? {
         #expect(error.code == code)
         #expect(error.message.contains(file.path(percentEncoded: false)), "\(error.message)")
         #expect(error.message.contains(fragment), "\(error.message)")
+    }
+
+    /// A cassette names CourierTesting's own code by name or number, as it names the core's.
+    @Test(arguments: [#""code":"noRecordedExchange""#, #""number":9007"#])
+    func aCassetteReadsTheTestingModulesCode(_ failure: String) throws {
+        let file = temporaryCassette()
+        defer { removing(file) }
+        try Data((#"{"version":1,"exchanges":[{"request":{"method":"GET"},"failure":{"#
+            + failure + "}}]}").utf8).write(to: file)
+        let cassette = try Cassette.load(from: file)
+        guard case .failure(let recorded)? = cassette.exchanges.first?.outcome else {
+            Issue.record("expected a failure, got \(cassette.exchanges)")
+            return
+        }
+        #expect(recorded.code == .noRecordedExchange)
+        #expect(recorded.error().code.number == 9007)
     }
 
     @Test func aMissingCassetteFileIsAConfigurationError() throws {

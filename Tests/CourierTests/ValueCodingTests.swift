@@ -184,6 +184,7 @@ private final class Dog: Animal {
         let error = try #require(throws: CourierError.self) {
             try ValueDecoder().decode([[Int]].self, from: [[1, 2], [3, "x"]])
         }
+        #expect(error.code == .typeMismatch)
         #expect(error.context.codingPath == [1, 1])
         #expect(error.message.contains("[1][1]"))
         let short = try #require(throws: CourierError.self) {
@@ -244,8 +245,10 @@ private final class Dog: Animal {
         #expect(try lenient.decode(Int.self, from: "42") == 42)
         #expect(try lenient.decode(Double.self, from: "2.5") == 2.5)
         #expect(try lenient.decode(Decimal.self, from: "0.1") == Decimal(string: "0.1"))
-        #expect(throws: CourierError.self) { try lenient.decode(Int.self, from: "forty") }
-        #expect(throws: CourierError.self) { try lenient.decode(Int.self, from: " 42") }
+        let word = #expect(throws: CourierError.self) { try lenient.decode(Int.self, from: "forty") }
+        #expect(word?.code == .typeMismatch)
+        let padded = #expect(throws: CourierError.self) { try lenient.decode(Int.self, from: " 42") }
+        #expect(padded?.code == .typeMismatch)
     }
 
     @Test func optionalsEnumsAndNestedCollections() throws {
@@ -265,6 +268,7 @@ private final class Dog: Animal {
         #expect(decoded.nickname == nil && decoded.level == nil && decoded.shape == .empty)
         let bad: Value = ["roles": ["admin", "owner"], "shape": ["empty": [:]], "nested": []]
         let error = try #require(throws: CourierError.self) { try decoder.decode(Options.self, from: bad) }
+        #expect(error.code == .typeMismatch)
         #expect(error.context.codingPath == ["roles", 1])
     }
 
@@ -322,7 +326,8 @@ private final class Dog: Animal {
         bytes.dataStrategy = .bytes
         #expect(try bytes.encode(data) == .bytes([0, 1, 2, 250, 255]))
         #expect(try decoder.decode([UInt8].self, from: .bytes([7, 8])) == [7, 8])
-        #expect(throws: CourierError.self) { try decoder.decode(Data.self, from: "not base64!") }
+        let notBase64 = #expect(throws: CourierError.self) { try decoder.decode(Data.self, from: "not base64!") }
+        #expect(notBase64?.code == .typeMismatch)
     }
 
     @Test func dictionariesURLsAndDecimals() throws {
@@ -361,7 +366,8 @@ private final class Dog: Animal {
             var isActive: Bool
         }
         #expect(try snakeDecoder.decode(Converted.self, from: value) == Converted(userId: 1, displayName: "Ada", isActive: true))
-        #expect(throws: CourierError.self) { try decoder.decode(Converted.self, from: value) }
+        let unconverted = #expect(throws: CourierError.self) { try decoder.decode(Converted.self, from: value) }
+        #expect(unconverted?.code == .missingValue)
     }
 
     @Test func userInfoReachesModels() throws {

@@ -47,6 +47,24 @@ func fail(_ error: any Error, language: CourierError.Language = .english) -> Exi
     return ExitCode(courier.category.exitStatus)
 }
 
+extension CourierError.Category {
+    /// The process exit status `courier` uses for a failed call of this category: 10 + the category's place
+    /// (10 transport … 18 configuration), as the command's help states.
+    var exitStatus: Int32 {
+        switch self {
+        case .transport: return 10
+        case .http: return 11
+        case .decoding: return 12
+        case .encoding: return 13
+        case .validation: return 14
+        case .security: return 15
+        case .business: return 16
+        case .cancelled: return 17
+        case .configuration: return 18
+        }
+    }
+}
+
 /// Renders a value for people: indented JSON.
 func render(_ value: Value) -> String {
     var out = ""

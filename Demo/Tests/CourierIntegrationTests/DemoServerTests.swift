@@ -46,6 +46,7 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
             let taken = try await #require(throws: CourierError.self) {
                 try await client.send(try api.createUser(.init(name: "Grace Hopper", email: "g@x.io", age: 1)))
             }
+            #expect(taken.code == .business)
             #expect(taken.business(as: DemoAPI.UserError.self) == .nameTaken)
             let missing = try await #require(throws: CourierError.self) { try await client.send(api.user(id: 404404)) }
             #expect(missing.code == .business)
@@ -193,6 +194,7 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
             let fetched = try await client.send(api.topic(id: 24), decoding: DemoAPI.TopicEnvelope.self)
             #expect(fetched.value.data == created.value.data)
             let missing = try await #require(throws: CourierError.self) { try await client.send(api.topic(id: 99)) }
+            #expect(missing.code == .business)
             #expect(missing.business(as: DemoAPI.TopicError.self) == .topicNotFound)
             #expect(missing.context.module == "topic")
             #expect(server.state.requestCount == 9)

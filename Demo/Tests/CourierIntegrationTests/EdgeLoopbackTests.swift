@@ -52,6 +52,7 @@ import Testing
                 var never = Endpoint(name: "n", module: module, path: "/chain/1")
                 never.redirectPolicy = .never
                 let answer = try await #require(throws: CourierError.self) { _ = try await client.send(never) }
+                #expect(answer.code == .unexpectedStatus)
                 #expect(answer.context.status == 302, "\(answer)")
             }
         }
@@ -251,9 +252,11 @@ import Testing
         }
         #expect(garbage.code == .invalidConfiguration)
         for pin in ["sha256/short", "md5/AAAA", ""] {
-            #expect(throws: CourierError.self) { _ = try TLSPolicy(pins: [pin]) }
+            let badPin = #expect(throws: CourierError.self) { _ = try TLSPolicy(pins: [pin]) }
+            #expect(badPin?.code == .invalidConfiguration)
         }
-        #expect(throws: CourierError.self) { _ = try TLSPolicy(trustsSystemRoots: false) }
+        let noRoots = #expect(throws: CourierError.self) { _ = try TLSPolicy(trustsSystemRoots: false) }
+        #expect(noRoots?.code == .invalidConfiguration)
     }
 
     /// FoundationNetworking has no per-session trust, pins or client certificate: the URLSession transport

@@ -71,7 +71,7 @@ import Testing
             var api = api
             api.users.interceptors = [SchemaValidation(registry: try DemoAPI.schemaRegistry())]
             let client = CourierClient(configuration: .init(codecs: DemoAPI.codecs))
-            var violations: [[CourierError.Violation]] = []
+            var violations: [[SchemaViolation]] = []
             for format in [ContentFormat.json, .xml, .protobuf] {
                 var endpoint = api.invalidUser(id: 2)
                 endpoint.responseFormat = format

@@ -127,6 +127,7 @@ import Testing
             #expect(try await client.send(user).value["code"] == 301)
             user.businessRule = BusinessRule(mapping: DemoAPI.UserError.self)
             let error = try await #require(throws: CourierError.self) { try await client.send(user) }
+            #expect(error.code == .business)
             #expect(error.business(as: DemoAPI.UserError.self) == .userNotFound)
             // The endpoint's rule wins over the module's: code 200 is a failure where only 0 succeeds.
             var strict = Endpoint(name: "strict", module: Self.module(api), path: "/users/1")

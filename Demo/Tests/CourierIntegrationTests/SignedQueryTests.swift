@@ -91,6 +91,7 @@ import Testing
             let error = await #expect(throws: CourierError.self) {
                 try await CourierClient(transport: FoundationTransport()).send(endpoint)
             }
+            #expect(error?.code == .unauthorized)
             #expect(error?.context.status == 401)
         }
     }

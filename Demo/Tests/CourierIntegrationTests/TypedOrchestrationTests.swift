@@ -102,6 +102,7 @@ import Testing
                 return try await chain.step(api.user(id: 404404), decoding: DemoAPI.UserEnvelope.self).value
             }
             let error = try await #require(throws: CourierError.self) { try await failing.value }
+            #expect(error.code == .business)
             #expect(error.detail?.contains("chain step 2 (getUser) failed") == true)
         }
     }

@@ -29,8 +29,10 @@ extension BusinessError where Self: RawRepresentable, RawValue == Int {
     public var businessCode: Int { rawValue }
 }
 
-/// The business failure carried by a ``CourierError`` of category ``CourierError/Category/business``.
-public struct BusinessFailure: Sendable {
+/// The business failure carried by a ``CourierError`` of category ``CourierError/Category/business`` (and by
+/// an HTTP error whose body also held a business code), attached as a ``CourierError/Detail``: its message
+/// is the error's sentence.
+public struct BusinessFailure: CourierError.Detail {
     /// The server's code.
     public var code: Int
     /// The server's own message, if it sent one.
@@ -53,6 +55,27 @@ public struct BusinessFailure: Sendable {
                 \.serverReportedError, in: language, ["code": "\(code)", "message": serverMessage])
         }
         return MessageCatalog.compose(\.serverReportedCode, in: language, ["code": "\(code)"])
+    }
+
+    /// The failure's message stands for the whole error.
+    public func sentence(in language: CourierError.Language) -> String? { message(in: language) }
+}
+
+extension CourierError {
+    /// The business failure, for ``Category/business`` errors: the server's code and message and the
+    /// module's own enum case, if the module mapped it (the ``BusinessFailure`` in ``details``).
+    public var businessFailure: BusinessFailure? {
+        get { details[BusinessFailure.self] }
+        set { details[BusinessFailure.self] = newValue }
+    }
+
+    /// The business error the module mapped, as its own enum.
+    ///
+    /// ```swift
+    /// if let userError = error.business(as: UserError.self) { ... }
+    /// ```
+    public func business<E: BusinessError>(as type: E.Type) -> E? {
+        businessFailure?.mapped as? E
     }
 }
 

@@ -1,9 +1,10 @@
 /// The one error Courier throws: an enumerated ``Code`` you can switch over, a message a person can read
-/// (English and Simplified Chinese), the underlying cause, and the call's ``Context``.
+/// (English and Simplified Chinese), the underlying cause, the call's ``Context``, and the ``Details`` the
+/// modules that handled the call attached (a business failure, schema violations, the call's trace).
 ///
 /// ```swift
 /// do {
-///     let reply = try await client.send(.user(id: 7), decoding: User.self)
+///     let reply = try await client.send(.user(7, in: users), decoding: User.self)
 /// } catch let error as CourierError {
 ///     switch error.code {
 ///     case .timedOut: showRetryBanner()
@@ -15,6 +16,38 @@
 ///     print(error.message(in: .simplifiedChinese))  // "请求超时了~"
 /// }
 /// ```
+///
+/// ## Codes
+///
+/// Every ``Code`` has a stable number; its range is its ``Category``. Numbers never change meaning and are
+/// never reused; new codes take free numbers in their category's range.
+///
+/// | Numbers | Category | Codes |
+/// | --- | --- | --- |
+/// | 1001–1010, 1099 | ``Category/transport`` | `timedOut` 1001, `cannotConnect` 1002, `hostNotFound` 1003, `notConnected` 1004, `connectionLost` 1005, `tlsFailure` 1006, `responseTooLarge` 1007, `tooManyRedirects` 1008, `redirectRefused` 1009, `certificatePinMismatch` 1010, `transportFailure` 1099 |
+/// | 2400–2599, 2999 | ``Category/http`` | 2000 + status for `badRequest` 2400, `unauthorized` 2401, `forbidden` 2403, `notFound` 2404, `methodNotAllowed` 2405, `requestTimeout` 2408, `conflict` 2409, `payloadTooLarge` 2413, `unsupportedMediaType` 2415, `rangeNotSatisfiable` 2416, `unprocessableContent` 2422, `tooManyRequests` 2429, `internalServerError` 2500, `notImplemented` 2501, `badGateway` 2502, `serviceUnavailable` 2503, `gatewayTimeout` 2504; `clientError` 2499, `serverError` 2599, `unexpectedStatus` 2999 |
+/// | 3001–3010 | ``Category/decoding`` | `malformedInput` 3001, `typeMismatch` 3002, `missingValue` 3003, `valueOutOfRange` 3004, `depthLimitExceeded` 3005, `sizeLimitExceeded` 3006, `unsafeInput` 3007, `invalidUTF8` 3008, `unknownMessageType` 3009, `unexpectedFormat` 3010 |
+/// | 4001–4002 | ``Category/encoding`` | `encodingFailed` 4001, `bodySourceChanged` 4002 |
+/// | 5001–5005 | ``Category/validation`` | `schemaViolation` 5001, `invalidSchema` 5002, `unresolvedReference` 5003, `schemaNotFound` 5004, `validationLimitExceeded` 5005 |
+/// | 6001–6010 | ``Category/security`` | `signatureMissing` 6001, `signatureInvalid` 6002, `replayDetected` 6003, `staleTimestamp` 6004, `decryptionFailed` 6005, `unknownKey` 6006, `badPadding` 6007, `malformedEnvelope` 6008, `encryptionFailed` 6009, `authentication` 6010 |
+/// | 7001 | ``Category/business`` | `business` 7001 (the server's own code is in ``businessFailure``) |
+/// | 8001 | ``Category/cancelled`` | `cancelled` 8001 |
+/// | 9001–9009 | ``Category/configuration`` | `invalidURL` 9001, `missingCodec` 9002, `interceptorContract` 9003, `invalidConfiguration` 9004, `cacheMiss` 9005 (declared by CourierCache), `interceptorFailure` 9006, `noRecordedExchange` 9007 (declared by CourierTesting), `unsupportedByTransport` 9008, `fileAccessFailed` 9009 |
+///
+/// ``Code`` is a struct, so codes are added without breaking a `switch` that keeps a `default:`.
+/// ``Category`` is an enum that is **not frozen**: a later release may add a category (and the core may add
+/// codes to any category), so a `switch` over it needs a `default:` too.
+///
+/// ## Details from modules
+///
+/// The core knows codes, messages and context; what a module knows about a failure travels as a
+/// ``Detail`` it attaches, read back by type: ``BusinessFailure`` (the pipeline's business rule),
+/// `SchemaViolations` (CourierSchema), ``CallTrace`` (a traced call). Each module offers a property for its
+/// own (`error.businessFailure`, `error.violations`, `error.trace`).
+///
+/// ```swift
+/// if let violations = error.details[SchemaViolations.self] { … }
+/// ```
 public struct CourierError: Error, Sendable {
     /// What went wrong, as a stable enumerated code.
     public var code: Code
@@ -25,13 +58,8 @@ public struct CourierError: Error, Sendable {
     public var context: Context
     /// The error that caused this one (a URL error, a codec's own error).
     public var underlying: (any Error)?
-    /// The business failure, for ``Category/business`` errors: the server's code and message and the
-    /// module's own enum case, if the module mapped it.
-    public var businessFailure: BusinessFailure?
-    /// Violations, for ``Category/validation`` errors (all of them; the message names the first).
-    public var violations: [Violation]
-    /// The stages' trace up to the failure, when the call asked for one.
-    public var trace: CallTrace?
+    /// What the modules that handled the call attached, at most one of each ``Detail`` type.
+    public var details: Details
 
     /// An error with a code and an optional detail.
     public init(
@@ -41,9 +69,7 @@ public struct CourierError: Error, Sendable {
         self.detail = detail
         self.context = context
         self.underlying = underlying
-        self.businessFailure = nil
-        self.violations = []
-        self.trace = nil
+        self.details = Details()
     }
 
     /// The category of ``code``.
@@ -55,35 +81,24 @@ public struct CourierError: Error, Sendable {
     /// The readable message in `language` (any BCP 47 identifier; see ``MessageCatalog``), falling back to
     /// English for what the language's table lacks.
     ///
+    /// The sentence is the first attached ``Detail``'s ``Detail/sentence(in:)`` (a business failure's
+    /// message), else the code's; then come the details' ``Detail/elaboration(in:)``s (the first schema
+    /// violation), else the ``detail`` text when no attached detail gave the sentence.
+    ///
     /// ```swift
     /// error.message(in: .simplifiedChinese)
     /// error.message(in: "ja")
     /// ```
     public func message(in language: Language) -> String {
-        var text: String
-        if let business = businessFailure {
-            text = business.message(in: language)
-        } else {
-            text = code.message(in: language)
-        }
-        if let first = violations.first {
-            text += " " + first.message
-            if violations.count > 1 {
-                text += MessageCatalog.compose(\.moreViolations, in: language, ["count": "\(violations.count - 1)"])
-            }
-        } else if let detail, !detail.isEmpty, businessFailure == nil {
+        let sentence = details.lazy.compactMap { $0.sentence(in: language) }.first
+        var text = sentence ?? code.message(in: language)
+        let elaborations = details.compactMap { $0.elaboration(in: language) }
+        if !elaborations.isEmpty {
+            text += elaborations.joined()
+        } else if let detail, !detail.isEmpty, sentence == nil {
             text += MessageCatalog.compose(\.detail, in: language, ["detail": detail])
         }
         return text
-    }
-
-    /// The business error the module mapped, as its own enum.
-    ///
-    /// ```swift
-    /// if let userError = error.business(as: UserError.self) { ... }
-    /// ```
-    public func business<E: BusinessError>(as type: E.Type) -> E? {
-        businessFailure?.mapped as? E
     }
 
     /// A copy whose empty context fields are filled from `context` (fields already set win).
@@ -128,21 +143,6 @@ extension CourierError {
         case configuration
 
         public var description: String { rawValue }
-
-        /// The process exit status the `courier` tool uses for this category.
-        public var exitStatus: Int32 {
-            switch self {
-            case .transport: return 10
-            case .http: return 11
-            case .decoding: return 12
-            case .encoding: return 13
-            case .validation: return 14
-            case .security: return 15
-            case .business: return 16
-            case .cancelled: return 17
-            case .configuration: return 18
-            }
-        }
     }
 
     /// Where a failure happened. Every field is optional; the pipeline fills what it knows.
@@ -213,28 +213,6 @@ extension CourierError {
             return parts.joined(separator: ", ")
         }
     }
-
-    /// One JSON Schema violation: where in the instance, which keyword where in the schema, and why.
-    public struct Violation: Sendable, Hashable, CustomStringConvertible {
-        /// The instance location as a JSON Pointer (`/data/users/3/age`).
-        public var instanceLocation: String
-        /// The keyword's location in the schema as a JSON Pointer (`/properties/age/minimum`).
-        public var keywordLocation: String
-        /// The keyword that failed (`minimum`).
-        public var keyword: String
-        /// A readable message ("data/users/3/age: -1 is less than the minimum of 0").
-        public var message: String
-
-        /// A violation.
-        public init(instanceLocation: String, keywordLocation: String, keyword: String, message: String) {
-            self.instanceLocation = instanceLocation
-            self.keywordLocation = keywordLocation
-            self.keyword = keyword
-            self.message = message
-        }
-
-        public var description: String { message }
-    }
 }
 
 extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
@@ -248,10 +226,82 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
 
     public var debugDescription: String {
         var text = description
-        if violations.count > 1 {
-            for violation in violations.dropFirst() { text += "\n  - \(violation.message)" }
+        for detail in details {
+            for line in detail.debugLines { text += "\n  \(line)" }
         }
         if let underlying { text += "\n  caused by: \(String(describing: underlying))" }
         return text
     }
+}
+
+extension CourierError {
+    /// What a module knows about a failure, attached to the ``CourierError`` it throws or passes on, and read
+    /// back by type with ``CourierError/details``. Conform a small value type (the module's own, so the core
+    /// need not know it); every requirement has a default, so a detail that only carries data declares
+    /// nothing:
+    ///
+    /// ```swift
+    /// struct QuotaInfo: CourierError.Detail { var remaining: Int }
+    ///
+    /// error.details[QuotaInfo.self] = QuotaInfo(remaining: 0)
+    /// if let quota = error.details[QuotaInfo.self] { print(quota.remaining) }
+    /// ```
+    public protocol Detail: Sendable {
+        /// The sentence that stands for the whole error in `language`, replacing the code's sentence and the
+        /// error's ``CourierError/detail`` text (a business failure's own message), or `nil` (the default).
+        func sentence(in language: Language) -> String?
+        /// Text that follows the sentence in `language`, in place of the error's ``CourierError/detail``
+        /// text (a schema's first violation), or `nil` (the default).
+        func elaboration(in language: Language) -> String?
+        /// Lines ``CourierError/debugDescription`` adds (the other violations); none by default.
+        var debugLines: [String] { get }
+    }
+
+    /// The details attached to an error: at most one value of each ``Detail`` type, in the order they were
+    /// first attached.
+    ///
+    /// ```swift
+    /// error.details[BusinessFailure.self]?.code
+    /// error.details[QuotaInfo.self] = QuotaInfo(remaining: 0)   // attaches, or replaces the one there
+    /// error.details[QuotaInfo.self] = nil                       // removes it
+    /// ```
+    public struct Details: Sendable, Sequence {
+        private var items: [any Detail]
+
+        /// No details.
+        public init() { items = [] }
+
+        /// The attached detail of type `type`, if any; setting replaces it in place (or appends it), and
+        /// `nil` removes it.
+        public subscript<D: Detail>(_ type: D.Type) -> D? {
+            get {
+                for item in items { if let found = item as? D { return found } }
+                return nil
+            }
+            set {
+                let index = items.firstIndex { $0 is D }
+                switch (index, newValue) {
+                case (let index?, let value?): items[index] = value
+                case (let index?, nil): items.remove(at: index)
+                case (nil, let value?): items.append(value)
+                case (nil, nil): break
+                }
+            }
+        }
+
+        /// Whether no detail is attached.
+        public var isEmpty: Bool { items.isEmpty }
+
+        /// The attached details, in the order they were first attached.
+        public func makeIterator() -> IndexingIterator<[any Detail]> { items.makeIterator() }
+    }
+}
+
+extension CourierError.Detail {
+    /// No sentence of its own: the code's sentence stands.
+    public func sentence(in language: CourierError.Language) -> String? { nil }
+    /// No elaboration: the error's detail text follows the sentence.
+    public func elaboration(in language: CourierError.Language) -> String? { nil }
+    /// No debug lines.
+    public var debugLines: [String] { [] }
 }

@@ -4,7 +4,11 @@ extension CourierError {
     ///
     /// Numbers are stable across releases: 1xxx transport, 2xxx HTTP status (2000 + status for named
     /// statuses), 3xxx decoding, 4xxx encoding, 5xxx validation, 6xxx security, 7xxx business,
-    /// 8xxx cancelled, 9xxx configuration.
+    /// 8xxx cancelled, 9xxx configuration. The full table is in ``CourierError``'s documentation.
+    ///
+    /// Most codes are the core's; a module declares its own with ``init(module:name:messages:)`` as a static
+    /// member in an extension (CourierCache's ``CourierError/Code`` `cacheMiss` 9005, CourierTesting's
+    /// `noRecordedExchange` 9007), so `.cacheMiss` reads the same wherever it comes from.
     ///
     /// ```swift
     /// switch error.code {
@@ -14,25 +18,67 @@ extension CourierError {
     /// }
     /// ```
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let base: Base
-
-        private init(_ base: Base) { self.base = base }
-
         /// The stable number.
-        public var number: Int { base.rawValue }
-        /// The category the code belongs to.
-        public var category: Category { base.category }
+        public let number: Int
         /// The code's name (`timedOut`).
-        public var name: String { "\(base)" }
+        public let name: String
+        /// The sentences a module ships with its own code, by language identifier (empty for core codes,
+        /// whose sentences live in the core's tables).
+        private let sentences: [String: String]
+
+        private init(_ base: Base) {
+            number = base.rawValue
+            name = "\(base)"
+            sentences = [:]
+        }
+
+        /// A code declared by a module other than the core, with its sentences (English at least). Declare
+        /// it once, as a static member in an extension, so callers name it like any other code:
+        ///
+        /// ```swift
+        /// extension CourierError.Code {
+        ///     public static let cacheMiss = Code(module: 9005, name: "cacheMiss", messages: [
+        ///         .english: "No cached response is available.", .simplifiedChinese: "没有可用的缓存数据~",
+        ///     ])
+        /// }
+        /// ```
+        ///
+        /// The number picks the category (see ``CourierError``'s table) and must be in 1000...9999, unused by
+        /// the core and unique among the modules a program links; two codes are equal when their numbers are.
+        /// A table registered with ``MessageCatalog`` overrides the sentences given here.
+        ///
+        /// - Precondition: `number` is in 1000...9999, is not a core code's number, and `messages` has an
+        ///   English sentence.
+        public init(module number: Int, name: String, messages: [Language: String]) {
+            precondition((1000...9999).contains(number), "error code \(number) is outside 1000...9999")
+            precondition(Base(rawValue: number) == nil, "error code \(number) is one of the core's codes")
+            precondition(messages[.english] != nil, "error code \(number) (\(name)) needs an English sentence")
+            self.number = number
+            self.name = name
+            var sentences: [String: String] = [:]
+            for (language, sentence) in messages { sentences[language.identifier] = sentence }
+            self.sentences = sentences
+        }
+
+        /// The category the code belongs to, by its number's range.
+        public var category: Category { Category(number: number) }
         /// The code's sentence in `language`, from ``MessageCatalog`` (English when the language's table
         /// lacks it).
         public func message(in language: Language) -> String {
             MessageCatalog.message(for: self, in: language)
         }
 
+        /// The sentence the declaring module ships for the language `identifier`, if any.
+        func builtInSentence(for identifier: String) -> String? { sentences[identifier] }
+
         public var description: String { "\(category).\(name) (\(number))" }
 
-        /// Every code, for documentation and tests.
+        /// Equal when the numbers are.
+        public static func == (lhs: Code, rhs: Code) -> Bool { lhs.number == rhs.number }
+
+        public func hash(into hasher: inout Hasher) { hasher.combine(number) }
+
+        /// Every code of the core, for documentation and tests (codes other modules declare are not listed).
         public static var allCases: [Code] { Base.allCases.map(Code.init) }
 
         /// The code for an HTTP error status (4xx, 5xx; other statuses map to ``unexpectedStatus``).
@@ -212,12 +258,8 @@ extension CourierError {
         public static let interceptorContract = Code(.interceptorContract)
         /// The configuration is invalid (bad option value, unknown module).
         public static let invalidConfiguration = Code(.invalidConfiguration)
-        /// The result is only available from a cache and the cache has none.
-        public static let cacheMiss = Code(.cacheMiss)
         /// An interceptor failed with an error of its own (kept as the underlying error).
         public static let interceptorFailure = Code(.interceptorFailure)
-        /// A replay transport has no recorded exchange for the request (its method and URL are in the detail).
-        public static let noRecordedExchange = Code(.noRecordedExchange)
         /// The transport cannot do what its configuration asks (a ``TLSPolicy`` the platform's HTTP stack has
         /// no way to enforce); the call is refused rather than sent without it.
         public static let unsupportedByTransport = Code(.unsupportedByTransport)
@@ -247,21 +289,26 @@ extension CourierError.Code {
             unknownKey, badPadding, malformedEnvelope, encryptionFailed, authentication
         case business = 7001
         case cancelled = 8001
-        case invalidURL = 9001, missingCodec, interceptorContract, invalidConfiguration, cacheMiss,
-            interceptorFailure, noRecordedExchange, unsupportedByTransport, fileAccessFailed
+        case invalidURL = 9001, missingCodec, interceptorContract, invalidConfiguration
+        // 9005 is CourierCache's `cacheMiss`, 9007 CourierTesting's `noRecordedExchange`.
+        case interceptorFailure = 9006
+        case unsupportedByTransport = 9008, fileAccessFailed
+    }
+}
 
-        var category: CourierError.Category {
-            switch rawValue {
-            case 1000..<2000: return .transport
-            case 2000..<3000: return .http
-            case 3000..<4000: return .decoding
-            case 4000..<5000: return .encoding
-            case 5000..<6000: return .validation
-            case 6000..<7000: return .security
-            case 7000..<8000: return .business
-            case 8000..<9000: return .cancelled
-            default: return .configuration
-            }
+extension CourierError.Category {
+    /// The category of the code numbered `number`.
+    init(number: Int) {
+        switch number {
+        case 1000..<2000: self = .transport
+        case 2000..<3000: self = .http
+        case 3000..<4000: self = .decoding
+        case 4000..<5000: self = .encoding
+        case 5000..<6000: self = .validation
+        case 6000..<7000: self = .security
+        case 7000..<8000: self = .business
+        case 8000..<9000: self = .cancelled
+        default: self = .configuration
         }
     }
 }

@@ -68,8 +68,9 @@ public struct MessageTable: Sendable {
     public var serverReportedCode: String
     /// How an error's detail follows its sentence: `{detail}` is replaced.
     public var detail: String
-    /// How "and N more" schema violations are told: `{count}` is replaced.
-    public var moreViolations: String
+    /// The templates of other modules' error details, by name (CourierSchema's `schema.moreViolations`):
+    /// set one here to change or translate it; a name missing here reads the module's own default.
+    public var templates: [String: String]
     /// Business errors' messages, by business error type and code.
     var business: [String: [Int: String]]
 
@@ -78,14 +79,14 @@ public struct MessageTable: Sendable {
         language: CourierError.Language, codes: [CourierError.Code: String] = [:],
         serverReportedError: String = "The server reported error {code}: {message}",
         serverReportedCode: String = "The server reported error {code}.", detail: String = " {detail}",
-        moreViolations: String = " (and {count} more)"
+        templates: [String: String] = [:]
     ) {
         self.language = language
         self.codes = codes
         self.serverReportedError = serverReportedError
         self.serverReportedCode = serverReportedCode
         self.detail = detail
-        self.moreViolations = moreViolations
+        self.templates = templates
         self.business = [:]
     }
 
@@ -153,12 +154,15 @@ public enum MessageCatalog {
         }
     }
 
-    /// The sentence of `code` in `language` (English when no table of the language has it).
+    /// The sentence of `code` in `language` (English when no table of the language has it). For a code a
+    /// module declared, a registered table's sentence wins over the module's own for the same language.
     public static func message(for code: CourierError.Code, in language: CourierError.Language) -> String {
         for table in chain(for: language) {
             if let message = table.codes[code] { return message }
+            if let message = code.builtInSentence(for: table.language.identifier) { return message }
         }
-        return MessageTable.english.codes[code] ?? code.name
+        return MessageTable.english.codes[code]
+            ?? code.builtInSentence(for: CourierError.Language.english.identifier) ?? code.name
     }
 
     /// The message of a business error case in `language`: a registered one, else the case's own
@@ -168,6 +172,30 @@ public enum MessageCatalog {
             if let message = table.message(for: error) { return message }
         }
         return error.message
+    }
+
+    /// A module's template `name` in `language`, with `values` (`{name}` placeholders) filled in: a registered
+    /// table's ``MessageTable/templates`` entry, else the module's `defaults` for the language, both looked
+    /// up most specific language first and ending with English.
+    ///
+    /// ```swift
+    /// MessageCatalog.compose(template: "schema.moreViolations", in: language,
+    ///                        defaults: [.english: " (and {count} more)"], ["count": "3"])
+    /// ```
+    public static func compose(
+        template name: String, in language: CourierError.Language, defaults: [CourierError.Language: String],
+        _ values: [String: String]
+    ) -> String {
+        var template: String? = nil
+        for table in chain(for: language) {
+            if let own = table.templates[name] ?? defaults[table.language] {
+                template = own
+                break
+            }
+        }
+        var text = template ?? defaults[.english] ?? ""
+        for (name, value) in values { text = text.replacing("{\(name)}", with: value) }
+        return text
     }
 
     /// The template of `language` that `path` picks, with `values` filled in.

@@ -67,15 +67,12 @@ extension MessageTable {
             .missingCodec: "No codec is available for this format.",
             .interceptorContract: "An interceptor did not follow the pipeline's rules.",
             .invalidConfiguration: "The configuration is invalid.",
-            .cacheMiss: "No cached response is available.",
             .interceptorFailure: "A stage of the request pipeline failed.",
-            .noRecordedExchange: "No recorded exchange matches the request.",
             .unsupportedByTransport: "The transport cannot apply this configuration.",
             .fileAccessFailed: "A local file could not be read or written.",
         ],
         serverReportedError: "The server reported error {code}: {message}",
         serverReportedCode: "The server reported error {code}.",
-        detail: " {detail}",
-        moreViolations: " (and {count} more)"
+        detail: " {detail}"
     )
 }

@@ -67,15 +67,12 @@ extension MessageTable {
             .missingCodec: "不支持该数据格式~",
             .interceptorContract: "拦截器未遵守调用约定~",
             .invalidConfiguration: "配置无效~",
-            .cacheMiss: "没有可用的缓存数据~",
             .interceptorFailure: "请求处理环节出错了~",
-            .noRecordedExchange: "没有与该请求匹配的录制记录~",
             .unsupportedByTransport: "当前传输层不支持该配置~",
             .fileAccessFailed: "无法读取或写入本地文件~",
         ],
         serverReportedError: "服务器返回错误 {code}：{message}",
         serverReportedCode: "服务器返回错误 {code}~",
-        detail: "（{detail}）",
-        moreViolations: "（另有 {count} 处）"
+        detail: "（{detail}）"
     )
 }

@@ -16,7 +16,7 @@ import HTTPTypes
 /// // 2. codec             request: body none → 96 B json  response: decoded json → object(3)
 /// // 3. transport         GET http://127.0.0.1:8080/users/7 → 200 OK, 211 B  1.92 ms
 /// ```
-public struct CallTrace: Sendable, CustomStringConvertible {
+public struct CallTrace: CourierError.Detail, CustomStringConvertible {
     /// One stage's record.
     public struct Stage: Sendable {
         /// The stage's name.
@@ -272,5 +272,14 @@ package final class TraceRecorder: Sendable {
         }
         if before.failure == nil, let failure = after.failure { changes.append("outcome → \(failure.code.name)") }
         return changes
+    }
+}
+
+extension CourierError {
+    /// The stages' trace up to the failure, when the call asked for one (``EndpointOptions/trace``): the
+    /// ``CallTrace`` in ``details``.
+    public var trace: CallTrace? {
+        get { details[CallTrace.self] }
+        set { details[CallTrace.self] = newValue }
     }
 }
