@@ -26,6 +26,7 @@ var products: [Product] = [
     .library(name: "CourierCodecs", targets: ["CourierCodecs"]),
     .library(name: "CourierSchema", targets: ["CourierSchema"]),
     .library(name: "CourierTesting", targets: ["CourierTesting"]),
+    .library(name: "CourierCodecsTesting", targets: ["CourierCodecsTesting"]),
 ]
 
 var dependencies: [Package.Dependency] = [
@@ -62,9 +63,16 @@ var targets: [Target] = [
         dependencies: ["Courier", .product(name: "HTTPTypes", package: "swift-http-types")],
         swiftSettings: strict
     ),
+    // Test support over the core alone (no libxml2, no protobuf-c): transports, generators, round trips, fuzzing.
     .target(
         name: "CourierTesting",
-        dependencies: ["Courier", "CourierCodecs"],
+        dependencies: ["Courier", .product(name: "HTTPTypes", package: "swift-http-types")],
+        swiftSettings: strict
+    ),
+    // The codec-specific half: generators for CourierCodecs' formats.
+    .target(
+        name: "CourierCodecsTesting",
+        dependencies: ["CourierTesting", "CourierCodecs"],
         swiftSettings: strict
     ),
     // Repository paths and the external test suites, for Courier's own test targets (not a product).
@@ -75,7 +83,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "CourierCodecsTests",
-        dependencies: ["Courier", "CourierCodecs", "CourierTesting", "CourierTestSupport"],
+        dependencies: ["Courier", "CourierCodecs", "CourierTesting", "CourierCodecsTesting", "CourierTestSupport"],
         swiftSettings: strict
     ),
     .testTarget(
