@@ -32,6 +32,9 @@ public struct CourierError: Error, Sendable {
     public var violations: [Violation]
     /// The stages' trace up to the failure, when the call asked for one.
     public var trace: CallTrace?
+    /// The response that failed the call — status, header fields and the first 64 KiB of the body — when
+    /// one came back (an HTTP or business failure, a body that did not decode); `nil` for a transport failure.
+    public var response: ResponseSnapshot?
 
     /// An error with a code and an optional detail.
     public init(
@@ -44,6 +47,7 @@ public struct CourierError: Error, Sendable {
         self.businessFailure = nil
         self.violations = []
         self.trace = nil
+        self.response = nil
     }
 
     /// The category of ``code``.
@@ -237,11 +241,13 @@ extension CourierError {
 }
 
 extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
-    /// `[transport.timedOut 1001] The request timed out. (module: user, endpoint: getUser, call: #3)`
+    /// `[transport.timedOut 1001] The request timed out. (module: user, endpoint: getUser, call: #3)`; with a
+    /// textual response body, its start (``ResponseSnapshot/excerpt``) follows: `body: {"error":"db down"}`.
     public var description: String {
         var text = "[\(code.category).\(code.name) \(code.number)] \(message)"
         let summary = context.summary
         if !summary.isEmpty { text += " (\(summary))" }
+        if let excerpt = response?.excerpt { text += " body: \(excerpt)" }
         return text
     }
 
