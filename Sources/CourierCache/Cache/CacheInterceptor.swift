@@ -125,6 +125,8 @@ public final class CacheInterceptor: Interceptor {
     public var name: String { "cache" }
     /// ``Courier/InterceptorRole/cache``.
     public var role: InterceptorRole { .cache }
+    /// ``Courier/ChainFeature/cache``: ``Courier/Endpoint/cachePolicy`` takes effect.
+    public var provides: Set<ChainFeature> { [.cache] }
 
     // MARK: - Invalidation
 
