@@ -3,7 +3,7 @@
 ///
 /// ```swift
 /// do {
-///     let reply = try await client.send(.user(id: 7), decoding: User.self)
+///     let reply = try await client.send(.user(7, in: users), decoding: User.self)
 /// } catch let error as CourierError {
 ///     switch error.code {
 ///     case .timedOut: showRetryBanner()
