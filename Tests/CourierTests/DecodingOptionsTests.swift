@@ -79,6 +79,27 @@ import Testing
         #expect(PathComponent.render(inner.context.codingPath) == "data.items[0].id")
     }
 
+    /// Identical calls share one exchange only when they also decode alike: another key path or decoder is
+    /// another call.
+    @Test func sharedCallsDecodeEachTheirOwnWay() async throws {
+        let sent = Locked(0)
+        let transport = InMemoryTransport { _, _ in
+            sent.withLock { $0 += 1 }
+            try await Task.sleep(for: .milliseconds(300))
+            return (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
+                    Data(#"{"a":{"id":1,"name":"A"},"b":{"id":2,"name":"B"}}"#.utf8))
+        }
+        let client = CourierClient(transport: transport)
+        var endpoint = Self.endpoint
+        endpoint.duplicatePolicy = .share
+        let a = client.dispatch(endpoint, decoding: User.self, at: "a")
+        let b = client.dispatch(endpoint, decoding: User.self, at: "b")
+        let alsoA = client.dispatch(endpoint, decoding: User.self, at: "a")
+        let (first, second, third) = try await (a.reply.value, b.reply.value, alsoA.reply.value)
+        #expect(first.name == "A" && second.name == "B" && third.name == "A")
+        #expect(sent.withLock { $0 } == 2)           // "a" twice shared one exchange; "b" had its own
+    }
+
     @Test func pathsParseAsTheyRender() {
         #expect(PathComponent.parse("data.items[0].name") == ["data", "items", 0, "name"])
         #expect(PathComponent.parse("data.items.0.name") == ["data", "items", 0, "name"])

@@ -128,7 +128,7 @@ public final class CourierClient: Sendable {
     ) -> Call<T> {
         let decoder = options.decoder ?? configuration.decoder
         let shape = endpoint.responseShape ?? self.shape(of: type, keys: decoder.keyStrategy)
-        return start(endpoint, options: options, shape: shape) { value in
+        return start(endpoint, options: options, shape: shape, variant: Self.variant(of: decoder)) { value in
             try decoder.decode(T.self, from: value)
         }
     }
@@ -142,13 +142,21 @@ public final class CourierClient: Sendable {
         let components = PathComponent.parse(path)
         let shape = endpoint.responseShape
             ?? ValueShape.nesting(self.shape(of: type, keys: decoder.keyStrategy), at: components)
-        return start(endpoint, options: options, shape: shape) { value in
+        let variant = Self.variant(of: decoder) + " at " + PathComponent.render(components)
+        return start(endpoint, options: options, shape: shape, variant: variant) { value in
             try decoder.decode(T.self, from: value, at: components)
         }
     }
 
+    /// What sets two typed calls of one endpoint and type apart when they share an exchange
+    /// (``DuplicateCallPolicy/share``): how they decode.
+    private static func variant(of decoder: ValueDecoder) -> String {
+        "\(decoder.keyStrategy) \(decoder.dateStrategy) \(decoder.dataStrategy) \(decoder.lenientNumbers)"
+            + (decoder.userInfo.isEmpty ? "" : " userInfo \(decoder.userInfo.keys.map(\.rawValue).sorted())")
+    }
+
     func start<T: Sendable>(
-        _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?,
+        _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?, variant: String = "",
         decode: @escaping @Sendable (Value) throws -> T
     ) -> Call<T> {
         let id = CallID.next()
@@ -158,7 +166,7 @@ public final class CourierClient: Sendable {
         calls.withLock {
             $0[id] = Entry(module: endpoint.module.name, endpoint: endpoint.name, cancel: { handle.cancel() })
         }
-        let identity = endpoint.duplicatePolicy == .allow ? nil : identity(of: endpoint, decoding: T.self)
+        let identity = endpoint.duplicatePolicy == .allow ? nil : identity(of: endpoint, decoding: T.self, variant: variant)
         let task: Task<Reply<T>, any Error>
         if let identity, endpoint.duplicatePolicy == .share,
            let leader = identical.withLock({ $0[identity]?.outcome as? SharedOutcome<T> })
@@ -201,12 +209,17 @@ public final class CourierClient: Sendable {
         return Call(id: id, task: task, progressChannel: progress)
     }
 
-    /// What makes two calls identical: endpoint, method, URL, body and the decoded type.
-    private func identity<T>(of endpoint: Endpoint, decoding type: T.Type) -> String? {
+    /// What makes two calls identical: endpoint, method, URL, body, the decoded type and how it is decoded
+    /// (`variant`: the decoder's strategies, a key path).
+    private func identity<T>(of endpoint: Endpoint, decoding type: T.Type, variant: String) -> String? {
         guard let request = try? makeRequest(for: endpoint) else { return nil }
         var text = "\(endpoint.module.name)/\(endpoint.name) \(request.head.method.rawValue) "
-            + "\(request.head.authority ?? "")\(request.head.path ?? "") \(ObjectIdentifier(type))"
-        if let payload = request.payload { text += " " + String(reflecting: payload) }
+            + "\(request.head.authority ?? "")\(request.head.path ?? "") \(ObjectIdentifier(type)) \(variant)"
+        if let payload = request.payload {
+            // The exact JSON text (a payload JSON cannot hold never shares).
+            guard let exact = try? JSONCodec().encode(payload, hints: CodingHints()), exact.count <= 64 << 10 else { return nil }
+            text += " " + exact.base64EncodedString()
+        }
         if let body = request.body {
             // Bodies are compared whole; a large one never shares.
             guard body.count <= 64 << 10 else { return nil }
