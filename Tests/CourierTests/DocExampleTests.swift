@@ -42,6 +42,15 @@ import Testing
         #expect(timed.metadata.trace != nil)
     }
 
+    /// `Endpoint`'s example: endpoints built by static functions, one with a protobuf body.
+    @Test func theEndpointExampleBuilds() throws {
+        struct NewUser: Encodable { var name: String }
+        let endpoint = try Endpoint.createUser(NewUser(name: "Ada"), in: Self.users)
+        #expect(endpoint.method == .post && endpoint.body == ["name": "Ada"])
+        #expect(endpoint.requestFormat == .protobuf && endpoint.requestMessage == "demo.NewUser")
+        #expect(Endpoint.user(7, in: Self.users).path == "/users/7")
+    }
+
     /// `CodecSet`'s example: a client over a codec set, no modules needed up front.
     @Test func theCodecSetExampleWorks() {
         let codecs = CodecSet.standard
@@ -87,6 +96,16 @@ extension Endpoint {
     /// The README's endpoint: one user of `module`.
     fileprivate static func user(_ id: Int64, in module: APIModule) -> Endpoint {
         Endpoint(name: "getUser", module: module, path: "/users/\(id)")
+    }
+
+    /// `Endpoint`'s doc example: a user created with a protobuf body.
+    fileprivate static func createUser(_ user: some Encodable, in module: APIModule) throws -> Endpoint {
+        var endpoint = Endpoint(name: "createUser", module: module, method: .post, path: "/users")
+        endpoint.body = try Value(encoding: user)
+        endpoint.requestFormat = .protobuf
+        endpoint.requestMessage = "demo.NewUser"
+        endpoint.responseMessage = "demo.UserResponse"
+        return endpoint
     }
 
     /// A page of users of `module`.

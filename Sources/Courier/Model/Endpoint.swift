@@ -11,11 +11,11 @@ public import HTTPTypes
 ///
 /// ```swift
 /// extension Endpoint {
-///     static func user(id: Int) -> Endpoint {
-///         Endpoint(name: "getUser", module: .users, method: .get, path: "/users/\(id)")
+///     static func user(_ id: Int64, in module: APIModule) -> Endpoint {
+///         Endpoint(name: "getUser", module: module, method: .get, path: "/users/\(id)")
 ///     }
-///     static func createUser(_ user: NewUser) throws -> Endpoint {
-///         var endpoint = Endpoint(name: "createUser", module: .users, method: .post, path: "/users")
+///     static func createUser(_ user: NewUser, in module: APIModule) throws -> Endpoint {
+///         var endpoint = Endpoint(name: "createUser", module: module, method: .post, path: "/users")
 ///         endpoint.body = try Value(encoding: user)
 ///         endpoint.requestFormat = .protobuf
 ///         endpoint.requestMessage = "demo.NewUser"
