@@ -43,6 +43,7 @@ let package = Package(
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
+        .library(name: "CourierCodecsTesting", targets: ["CourierCodecsTesting"]),
     ],
     traits: [
         .trait(name: "Security", description: "CourierSecurity: signing, encryption and auth (swift-crypto)."),
@@ -144,7 +145,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "CourierTesting", dependencies: ["Courier", "CourierCodecs"], swiftSettings: strict),
+        // Test support over the core alone (no libxml2, no protobuf-c): transports, generators, round trips, fuzzing.
+        .target(
+            name: "CourierTesting",
+            dependencies: ["Courier", .product(name: "HTTPTypes", package: "swift-http-types")],
+            swiftSettings: strict
+        ),
+        // The codec-specific half: generators for CourierCodecs' formats.
+        .target(name: "CourierCodecsTesting", dependencies: ["CourierTesting", "CourierCodecs"], swiftSettings: strict),
 
         // Repository paths, the external test suites and shared pipeline fixtures, for the test targets below.
         .target(
@@ -167,7 +175,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierCodecsTests",
-            dependencies: ["Courier", "CourierCodecs", "CourierTesting", "CourierTestSupport"],
+            dependencies: ["Courier", "CourierCodecs", "CourierTesting", "CourierCodecsTesting", "CourierTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

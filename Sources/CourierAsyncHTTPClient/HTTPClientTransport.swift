@@ -68,7 +68,7 @@ import Darwin
 /// configuration.connectionPool.retryConnectionEstablishment = false
 /// let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
 /// let tuned = CourierClient(transport: HTTPClientTransport(client: httpClient))
-/// let reply = try await tuned.send(.user(id: 7), decoding: UserEnvelope.self)
+/// let reply = try await tuned.send(.user(7, in: users), decoding: Envelope<User>.self)
 /// try await httpClient.shutdown()
 /// ```
 ///

@@ -41,9 +41,49 @@ public struct ModelGenerator: Sendable {
         public var asciiStrings = false
         /// How many times a model whose `init(from:)` throws is tried again with new values. Default 8.
         public var attempts = 8
+        /// Which of the unusual scalars the generator mixes into strings (escapes, control characters,
+        /// non-ASCII text) they may hold; lower-case ASCII letters are always allowed. Default: every scalar. ``carried(by:)`` narrows it to what each format can carry.
+        public var allowsScalar: @Sendable (Unicode.Scalar) -> Bool = { _ in true }
+        /// Whether an array of strings may hold an empty string. Default `true`. (XML writes a lone empty item
+        /// as `<tag/>`, which reads back as an empty list: it cannot tell `[""]` from `[]`.)
+        public var emptyStringsInArrays = true
 
         /// The defaults.
         public init() {}
+
+        /// These options, narrowed to values every format of `formats` carries unchanged, so a round trip
+        /// through them can only fail on a codec's bug, never on a format's limit:
+        ///
+        /// - `xml`: XML 1.0's `Char` production — no C0 control character but tab, line feed and carriage
+        ///   return, no `U+FFFE`/`U+FFFF` — and no empty string as an array's item.
+        /// - `form`: ASCII letters and digits only (form bodies carry text, not structure).
+        /// - `json`, `protobuf` and formats Courier does not know: no change.
+        ///
+        /// ``RoundTrip/check(_:codecs:count:seed:options:hints:)`` applies it for its codecs' formats.
+        public func carried(by formats: [ContentFormat]) -> Options {
+            var options = self
+            for format in formats {
+                switch format {
+                case .xml:
+                    let previous = options.allowsScalar
+                    options.allowsScalar = { scalar in previous(scalar) && Self.isXMLCharacter(scalar) }
+                    options.emptyStringsInArrays = false
+                case .form:
+                    options.asciiStrings = true
+                default:
+                    break
+                }
+            }
+            return options
+        }
+
+        /// XML 1.0's `Char`: `#x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]`.
+        static func isXMLCharacter(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x9, 0xA, 0xD, 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: return true
+            default: return false
+            }
+        }
     }
 
     /// The options in use.
@@ -88,17 +128,19 @@ final class RandomSource: @unchecked Sendable {
                                                     "é", "ß", "中", "文", "😀", "\u{2028}", "\u{7F}"]
     private static let ascii = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
-    func string() -> String {
-        let shortest = min(options.minimumStringLength, options.maximumStringLength)
+    func string(inArray: Bool = false) -> String {
+        var shortest = min(options.minimumStringLength, options.maximumStringLength)
+        if inArray, !options.emptyStringsInArrays { shortest = max(shortest, min(1, options.maximumStringLength)) }
         let length = shortest + random.below(options.maximumStringLength - shortest + 1)
         if options.asciiStrings { return String((0..<length).map { _ in Self.ascii[random.below(Self.ascii.count)] }) }
         var text = String.UnicodeScalarView()
         for _ in 0..<length {
-            if random.chance(60) {
-                text.append(Unicode.Scalar(UInt8(0x61 + random.below(26))))
-            } else {
-                text.append(Self.scalars[random.below(Self.scalars.count)])
+            var scalar = Unicode.Scalar(UInt8(0x61 + random.below(26)))
+            if !random.chance(60) {
+                let special = Self.scalars[random.below(Self.scalars.count)]
+                if options.allowsScalar(special) { scalar = special }
             }
+            text.append(scalar)
         }
         return String(text)
     }
@@ -182,7 +224,7 @@ struct RandomDecoder: Decoder {
     private func leaf(_ type: Any.Type) -> Any? {
         switch type {
         case is Bool.Type: return source.random.chance(50)
-        case is String.Type: return source.string()
+        case is String.Type: return source.string(inArray: codingPath.last is RandomIndex)
         case is Double.Type: return source.double()
         case is Float.Type: return source.float()
         case is Int.Type: return source.integer(Int.self)

@@ -31,12 +31,12 @@ public import HTTPTypes
 ///
 /// // Once, against the real server:
 /// let recorder = ReplayTransport(.record(FoundationTransport()))
-/// _ = try await CourierClient(transport: recorder).send(.user(id: 7))
+/// _ = try await CourierClient(transport: recorder).send(.user(7, in: users))
 /// try recorder.save(to: file)
 ///
 /// // In every test run after that:
 /// let replay = ReplayTransport(.replay, cassette: try Cassette.load(from: file))
-/// let user = try await CourierClient(transport: replay).send(.user(id: 7), decoding: User.self)
+/// let user = try await CourierClient(transport: replay).send(.user(7, in: users), decoding: User.self)
 /// ```
 public final class ReplayTransport: Transport {
     /// What the transport does with requests: record, replay, or both.

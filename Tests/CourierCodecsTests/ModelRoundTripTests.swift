@@ -1,5 +1,6 @@
 import Courier
 import CourierCodecs
+import CourierCodecsTesting
 import CourierTesting
 import Foundation
 import Testing
@@ -85,6 +86,61 @@ struct Profile: Codable, Equatable, Sendable {
         // Any text, escapes and non-ASCII included, through JSON.
         let json = RoundTrip.check(Profile.self, codecs: [JSONCodec()], count: 2 * Self.cases, seed: 7)
         #expect(json.isEmpty, "\(json.first.map { "\($0)" } ?? "")")
+    }
+
+    /// The README's check, as written: a model that is not `Equatable`, default options, JSON and XML. The
+    /// generator leaves out what XML cannot carry, so every case passes.
+    @Test(arguments: [7, 2026, 99] as [UInt64])
+    func theReadmeCheckPassesWithDefaultOptions(seed: UInt64) {
+        struct User: Codable, Sendable { var id: Int64; var name: String; var email: String }
+        let users = RoundTrip.check(User.self, codecs: [JSONCodec(), XMLCodec()], count: Self.cases, seed: seed)
+        #expect(users.isEmpty, "\(users.count) failures; first: \(users.first.map { "\($0)" } ?? "")")
+        let profiles = RoundTrip.check(Profile.self, codecs: [JSONCodec(), XMLCodec()], count: Self.cases, seed: seed)
+        #expect(profiles.isEmpty, "\(profiles.count) failures; first: \(profiles.first.map { "\($0)" } ?? "")")
+    }
+
+    /// Narrowed for XML, strings hold only XML 1.0 characters and arrays no empty string; for JSON they still
+    /// hold control characters and empty items (the narrowing is per format, not a blanket ASCII mode).
+    @Test func optionsAreNarrowedPerFormat() throws {
+        struct Bag: Codable { var texts: [String]; var text: String }
+        func scalars(_ options: ModelGenerator.Options) throws -> (all: [Unicode.Scalar], emptyItems: Int) {
+            var generator = ModelGenerator(seed: 3, options: options)
+            var all: [Unicode.Scalar] = []
+            var emptyItems = 0
+            for _ in 0..<400 {
+                let bag = try generator.next(Bag.self)
+                all += bag.text.unicodeScalars + bag.texts.flatMap(\.unicodeScalars)
+                emptyItems += bag.texts.filter(\.isEmpty).count
+            }
+            return (all, emptyItems)
+        }
+        let xml = try scalars(ModelGenerator.Options().carried(by: [.json, .xml]))
+        #expect(!xml.all.contains { $0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r" })
+        #expect(xml.all.contains { $0.value > 0x7F })      // non-ASCII text is still there
+        #expect(xml.emptyItems == 0)
+        let json = try scalars(ModelGenerator.Options().carried(by: [.json]))
+        #expect(json.all.contains("\u{1}"))
+        #expect(json.emptyItems > 0)
+        let form = try scalars(ModelGenerator.Options().carried(by: [.form]))
+        #expect(form.all.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) })
+    }
+
+    /// Without `Equatable`, the comparison goes through the re-encoded `Value`: a codec that loses data is
+    /// still caught.
+    @Test func aNonEquatableModelStillCatchesALossyCodec() {
+        struct Note: Codable { var title: String; var count: Int }
+        struct DropsCounts: Codec {
+            var format: ContentFormat { .json }
+            func decode(_ data: Data, hints: CodingHints) throws -> Value {
+                var value = try JSONCodec().decode(data, hints: hints)
+                if value["count"] != nil { value["count"] = 0 }
+                return value
+            }
+            func encode(_ value: Value, hints: CodingHints) throws -> Data { try JSONCodec().encode(value, hints: hints) }
+        }
+        let failures = RoundTrip.check(Note.self, codecs: [DropsCounts()], count: 50, seed: 4)
+        #expect(!failures.isEmpty)
+        #expect(failures.allSatisfy { "\($0)".contains("first difference at count") })
     }
 
     /// Generated `demo.UserListResponse` values through protobuf, then JSON, then XML (guided by the

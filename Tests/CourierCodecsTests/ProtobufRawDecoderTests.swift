@@ -1,4 +1,5 @@
 import CourierCodecs
+import CourierCodecsTesting
 import CourierTestSupport
 import CourierTesting
 import Foundation

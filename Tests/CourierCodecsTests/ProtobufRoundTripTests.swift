@@ -1,4 +1,5 @@
 import CourierCodecs
+import CourierCodecsTesting
 import CourierTesting
 import Foundation
 import Testing

@@ -14,13 +14,13 @@ public import Logging
 ///
 /// ```swift
 /// let client = CourierClient(configuration: .init(interceptors: [RequestID()]))
-/// let reply = try await client.send(.user(id: 7), decoding: UserEnvelope.self)
+/// let reply = try await client.send(.user(7, in: users), decoding: Envelope<User>.self)
 /// print(reply.value.data.name, reply.metadata.status, reply.metadata.duration)
 ///
-/// let raw = try await client.send(.user(id: 7))          // Reply<Value>
+/// let raw = try await client.send(.user(7, in: users))          // Reply<Value>
 /// print(raw.value["data"]?["name"] ?? "none")
 ///
-/// let call = client.dispatch(.user(id: 8))               // start now, cancel later
+/// let call = client.dispatch(.user(8, in: users))               // start now, cancel later
 /// client.cancelAll(module: "user")
 /// ```
 ///
@@ -47,6 +47,15 @@ public final class CourierClient: Sendable {
         /// Which header field values traces (``CallOptions/trace``) hide: the default ``RedactionPolicy``
         /// (tokens, secrets, passwords, sessions, auth, keys, signatures, cookies, credentials).
         public var redaction: RedactionPolicy = RedactionPolicy()
+        /// How typed calls (``CourierClient/send(_:decoding:options:)``) decode models: key, date and data
+        /// strategies, lenient numbers. ``CallOptions/decoder`` replaces it for one call.
+        ///
+        /// ```swift
+        /// var configuration = CourierClient.Configuration()
+        /// configuration.decoder.keyStrategy = .convertFromSnakeCase      // "user_id" → userId
+        /// configuration.decoder.dateStrategy = .millisecondsSince1970
+        /// ```
+        public var decoder = ValueDecoder()
 
         /// Defaults: no interceptors, the standard codecs, 60 s timeout, 64 MiB responses, no logging.
         public init(
@@ -95,11 +104,25 @@ public final class CourierClient: Sendable {
         try await dispatch(endpoint, options: options).reply
     }
 
-    /// Sends `endpoint` and decodes the body into `type`.
+    /// Sends `endpoint` and decodes the body into `type`, with ``CallOptions/decoder`` or else the client's
+    /// ``Configuration/decoder``.
     public func send<T: Decodable & Sendable>(
         _ endpoint: Endpoint, decoding type: T.Type, options: CallOptions = CallOptions()
     ) async throws -> Reply<T> {
         try await dispatch(endpoint, decoding: type, options: options).reply
+    }
+
+    /// Sends `endpoint` and decodes only the value at `path` (dotted keys and indices: `data.items`,
+    /// `data.users[0]`, `data.users.0`) into `type`: no envelope type needed. A response with nothing at
+    /// `path` fails with ``CourierError/Code/missingValue``, naming the path.
+    ///
+    /// ```swift
+    /// let users = try await client.send(.users, decoding: [User].self, at: "data.items").value
+    /// ```
+    public func send<T: Decodable & Sendable>(
+        _ endpoint: Endpoint, decoding type: T.Type, at path: String, options: CallOptions = CallOptions()
+    ) async throws -> Reply<T> {
+        try await dispatch(endpoint, decoding: type, at: path, options: options).reply
     }
 
     /// Starts `endpoint` now and returns a handle to await or cancel it.
@@ -111,14 +134,37 @@ public final class CourierClient: Sendable {
     public func dispatch<T: Decodable & Sendable>(
         _ endpoint: Endpoint, decoding type: T.Type, options: CallOptions = CallOptions()
     ) -> Call<T> {
-        let shape = endpoint.responseShape ?? self.shape(of: type)
-        return start(endpoint, options: options, shape: shape) { value in
-            try ValueDecoder().decode(T.self, from: value)
+        let decoder = options.decoder ?? configuration.decoder
+        let shape = endpoint.responseShape ?? self.shape(of: type, keys: decoder.keyStrategy)
+        return start(endpoint, options: options, shape: shape, variant: Self.variant(of: decoder)) { value in
+            try decoder.decode(T.self, from: value)
         }
     }
 
+    /// Starts `endpoint` now, decoding the value at `path` into `type` (see
+    /// ``send(_:decoding:at:options:)``), and returns a handle to await or cancel it.
+    public func dispatch<T: Decodable & Sendable>(
+        _ endpoint: Endpoint, decoding type: T.Type, at path: String, options: CallOptions = CallOptions()
+    ) -> Call<T> {
+        let decoder = options.decoder ?? configuration.decoder
+        let components = PathComponent.parse(path)
+        let shape = endpoint.responseShape
+            ?? ValueShape.nesting(self.shape(of: type, keys: decoder.keyStrategy), at: components)
+        let variant = Self.variant(of: decoder) + " at " + PathComponent.render(components)
+        return start(endpoint, options: options, shape: shape, variant: variant) { value in
+            try decoder.decode(T.self, from: value, at: components)
+        }
+    }
+
+    /// What sets two typed calls of one endpoint and type apart when they share an exchange
+    /// (``DuplicateCallPolicy/share``): how they decode.
+    private static func variant(of decoder: ValueDecoder) -> String {
+        "\(decoder.keyStrategy) \(decoder.dateStrategy) \(decoder.dataStrategy) \(decoder.lenientNumbers)"
+            + (decoder.userInfo.isEmpty ? "" : " userInfo \(decoder.userInfo.keys.map(\.rawValue).sorted())")
+    }
+
     func start<T: Sendable>(
-        _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?,
+        _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?, variant: String = "",
         decode: @escaping @Sendable (Value) throws -> T
     ) -> Call<T> {
         let id = CallID.next()
@@ -129,7 +175,7 @@ public final class CourierClient: Sendable {
             $0[id] = Entry(module: endpoint.module.name, endpoint: endpoint.name, tags: endpoint.tags,
                            cancel: { handle.cancel() })
         }
-        let identity = endpoint.duplicatePolicy == .allow ? nil : identity(of: endpoint, decoding: T.self)
+        let identity = endpoint.duplicatePolicy == .allow ? nil : identity(of: endpoint, decoding: T.self, variant: variant)
         let task: Task<Reply<T>, any Error>
         if let identity, endpoint.duplicatePolicy == .share,
            let leader = identical.withLock({ $0[identity]?.outcome as? SharedOutcome<T> })
@@ -172,12 +218,17 @@ public final class CourierClient: Sendable {
         return Call(id: id, task: task, progressChannel: progress)
     }
 
-    /// What makes two calls identical: endpoint, method, URL, body and the decoded type.
-    private func identity<T>(of endpoint: Endpoint, decoding type: T.Type) -> String? {
+    /// What makes two calls identical: endpoint, method, URL, body, the decoded type and how it is decoded
+    /// (`variant`: the decoder's strategies, a key path).
+    private func identity<T>(of endpoint: Endpoint, decoding type: T.Type, variant: String) -> String? {
         guard let request = try? makeRequest(for: endpoint) else { return nil }
         var text = "\(endpoint.module.name)/\(endpoint.name) \(request.head.method.rawValue) "
-            + "\(request.head.authority ?? "")\(request.head.path ?? "") \(ObjectIdentifier(type))"
-        if let payload = request.payload { text += " " + String(reflecting: payload) }
+            + "\(request.head.authority ?? "")\(request.head.path ?? "") \(ObjectIdentifier(type)) \(variant)"
+        if let payload = request.payload {
+            // The exact JSON text (a payload JSON cannot hold never shares).
+            guard let exact = try? JSONCodec().encode(payload, hints: CodingHints()), exact.count <= 64 << 10 else { return nil }
+            text += " " + exact.base64EncodedString()
+        }
         if let body = request.body {
             // Bodies are compared whole; a large one never shares.
             guard body.count <= 64 << 10 else { return nil }
@@ -203,12 +254,18 @@ public final class CourierClient: Sendable {
         return task
     }
 
-    private func shape<T: Decodable>(of type: T.Type) -> ValueShape {
+    /// `T`'s shape with its member names as the key strategy reads them (`userId` → `user_id` when
+    /// converting from snake case), so formats guided by the shape (XML) find the members.
+    private func shape<T: Decodable>(of type: T.Type, keys: KeyCodingStrategy) -> ValueShape {
         let key = ObjectIdentifier(type)
-        if let known = shapes.withLock({ $0[key] }) { return known }
-        let computed = ValueShape(of: type)
-        shapes.withLock { $0[key] = computed }
-        return computed
+        let base: ValueShape
+        if let known = shapes.withLock({ $0[key] }) {
+            base = known
+        } else {
+            base = ValueShape(of: type)
+            shapes.withLock { $0[key] = base }
+        }
+        return keys == .convertFromSnakeCase ? base.mappingKeys(KeyCodingStrategy.snakeCase(fromCamelCase:)) : base
     }
 
     /// The chain `endpoint`'s calls go through.
@@ -239,8 +296,8 @@ public final class CourierClient: Sendable {
             head.headerFields[field.name] = nil
         }
         head.headerFields.append(contentsOf: endpoint.headers)
-        var hints = CodingHints()
-        hints.messageType = endpoint.requestMessage
+        var hints = endpoint.requestHints
+        if let message = endpoint.requestMessage { hints.messageType = message }
         var responseHints = CodingHints()
         responseHints.messageType = endpoint.responseMessage
         responseHints.shape = endpoint.responseShape
@@ -281,7 +338,15 @@ public final class CourierClient: Sendable {
             errorContext.request = request.summary
             logger.debug("send", metadata: ["module": "\(endpoint.module.name)", "endpoint": "\(endpoint.name)",
                                             "request": "\(request.summary)"])
-            let response = try await pipeline(for: endpoint).execute(request, context: context, recorder: recorder)
+            let pipeline = pipeline(for: endpoint)
+            if let unmet = pipeline.unmetRequirements(of: endpoint).first {
+                throw CourierError(
+                    .invalidConfiguration,
+                    detail: "\(endpoint.module.name).\(endpoint.name) sets \(unmet.option), but no interceptor in its chain "
+                        + "provides \(unmet.feature): add \(unmet.provider) to the client's, the module's or the endpoint's "
+                        + "interceptors, or unset \(unmet.option)")
+            }
+            let response = try await pipeline.execute(request, context: context, recorder: recorder)
             errorContext.status = Int(response.head.status.code)
             let decoded: T
             if let typed = response.decoded as? T {
@@ -384,25 +449,35 @@ final class CancelHandle: Sendable {
 /// Per-call options.
 ///
 /// ```swift
-/// let reply = try await client.send(.user(id: 7), options: .init(trace: true, timeout: .seconds(2)))
+/// let reply = try await client.send(.user(7, in: users), options: .init(trace: true, timeout: .seconds(2)))
 /// ```
 public struct CallOptions: Sendable {
     /// Record a ``CallTrace`` of every stage (in ``ResponseMetadata/trace`` and on errors).
     public var trace: Bool
     /// Overrides the endpoint's timeout for this call.
     public var timeout: Duration?
+    /// How this typed call decodes its model, replacing the client's ``CourierClient/Configuration/decoder``
+    /// (`nil`, the default, keeps it).
+    ///
+    /// ```swift
+    /// var decoder = ValueDecoder()
+    /// decoder.dateStrategy = .secondsSince1970
+    /// let reply = try await client.send(.legacyFeed, decoding: Feed.self, options: .init(decoder: decoder))
+    /// ```
+    public var decoder: ValueDecoder?
 
     /// Options.
-    public init(trace: Bool = false, timeout: Duration? = nil) {
+    public init(trace: Bool = false, timeout: Duration? = nil, decoder: ValueDecoder? = nil) {
         self.trace = trace
         self.timeout = timeout
+        self.decoder = decoder
     }
 }
 
 /// A dispatched call: its id, and its result to await.
 ///
 /// ```swift
-/// let call = client.dispatch(.user(id: 7))
+/// let call = client.dispatch(.user(7, in: users))
 /// print(call.id)
 /// let reply = try await call.reply
 /// ```
@@ -442,6 +517,22 @@ public struct Reply<T: Sendable>: Sendable {
     public var value: T
     /// Status, header fields, timing, source and trace.
     public var metadata: ResponseMetadata
+}
+
+extension Reply where T == Value {
+    /// The reply with the value at the dotted `path` decoded into `type` (an empty path: the whole body),
+    /// its metadata kept — for a raw call whose pieces are read one at a time.
+    ///
+    /// ```swift
+    /// let raw = try await client.send(.home)
+    /// let banners = try raw.decoding([Banner].self, at: "data.banners").value
+    /// let user = try raw.decoding(User.self, at: "data.user").value
+    /// ```
+    public func decoding<U: Decodable & Sendable>(
+        _ type: U.Type, at path: String = "", decoder: ValueDecoder = ValueDecoder()
+    ) throws -> Reply<U> {
+        Reply<U>(value: try decoder.decode(type, from: value, at: PathComponent.parse(path)), metadata: metadata)
+    }
 }
 
 /// What came with a response besides its value.

@@ -96,9 +96,25 @@ public struct CodingHints: Sendable {
     /// Decoding limits for this call, replacing the codec set's ``CodecSet/decodingLimits`` and the
     /// codec's own. `nil` (the default) keeps them.
     public var limits: DecodingLimits?
+    /// Hints of codecs outside the core, keyed by ``OptionKey`` types (CourierCodecs' XML array layout).
+    private var extensions: [ObjectIdentifier: any Sendable] = [:]
 
     /// No hints.
     public init() {}
+
+    /// A codec's own hint (its default when unset): how a codec outside the core lets an endpoint or a call
+    /// tune it. A codec module defines the key and, usually, a property over this subscript.
+    ///
+    /// ```swift
+    /// enum IndentHint: OptionKey { static let defaultValue = 0 }
+    /// extension CodingHints {
+    ///     var indent: Int { get { self[IndentHint.self] } set { self[IndentHint.self] = newValue } }
+    /// }
+    /// ```
+    public subscript<K: OptionKey>(key: K.Type) -> K.Value {
+        get { extensions[ObjectIdentifier(key)] as? K.Value ?? K.defaultValue }
+        set { extensions[ObjectIdentifier(key)] = newValue }
+    }
 }
 
 /// Turns bytes of one format into a ``Value`` and back. Implement it to teach Courier a format; the

@@ -60,6 +60,9 @@ public struct CourierError: Error, Sendable {
     public var underlying: (any Error)?
     /// What the modules that handled the call attached, at most one of each ``Detail`` type.
     public var details: Details
+    /// The response that failed the call — status, header fields and the first 64 KiB of the body — when
+    /// one came back (an HTTP or business failure, a body that did not decode); `nil` for a transport failure.
+    public var response: ResponseSnapshot?
 
     /// An error with a code and an optional detail.
     public init(
@@ -70,6 +73,7 @@ public struct CourierError: Error, Sendable {
         self.context = context
         self.underlying = underlying
         self.details = Details()
+        self.response = nil
     }
 
     /// The category of ``code``.
@@ -216,11 +220,13 @@ extension CourierError {
 }
 
 extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
-    /// `[transport.timedOut 1001] The request timed out. (module: user, endpoint: getUser, call: #3)`
+    /// `[transport.timedOut 1001] The request timed out. (module: user, endpoint: getUser, call: #3)`; with a
+    /// textual response body, its start (``ResponseSnapshot/excerpt``) follows: `body: {"error":"db down"}`.
     public var description: String {
         var text = "[\(code.category).\(code.name) \(code.number)] \(message)"
         let summary = context.summary
         if !summary.isEmpty { text += " (\(summary))" }
+        if let excerpt = response?.excerpt { text += " body: \(excerpt)" }
         return text
     }
 

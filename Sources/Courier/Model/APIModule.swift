@@ -171,6 +171,8 @@ public protocol OptionKey {
 /// Typed option storage keyed by ``OptionKey`` types.
 public struct EndpointOptions: Sendable {
     private var storage: [ObjectIdentifier: any Sendable] = [:]
+    /// What the set values of ``FeatureOptionKey`` options need from the chain, by key.
+    private var needs: [ObjectIdentifier: ChainRequirement] = [:]
 
     /// No options set.
     public init() {}
@@ -178,7 +180,18 @@ public struct EndpointOptions: Sendable {
     /// The option for `key` (its default when unset).
     public subscript<K: OptionKey>(key: K.Type) -> K.Value {
         get { storage[ObjectIdentifier(key)] as? K.Value ?? K.defaultValue }
-        set { storage[ObjectIdentifier(key)] = newValue }
+        set {
+            storage[ObjectIdentifier(key)] = newValue
+            needs[ObjectIdentifier(key)] = Self.requirement(of: key, newValue)
+        }
+    }
+
+    /// What the options set here need from the chain (see ``FeatureOptionKey``), with `fallback`'s (a
+    /// module's) for the options not set here.
+    public func requirements(over fallback: EndpointOptions) -> [ChainRequirement] {
+        var merged = needs
+        for (key, requirement) in fallback.needs where storage[key] == nil { merged[key] = requirement }
+        return Array(merged.values)
     }
 
     /// Whether the option for `key` was set.

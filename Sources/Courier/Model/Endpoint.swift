@@ -11,11 +11,11 @@ public import HTTPTypes
 ///
 /// ```swift
 /// extension Endpoint {
-///     static func user(id: Int) -> Endpoint {
-///         Endpoint(name: "getUser", module: .users, method: .get, path: "/users/\(id)")
+///     static func user(_ id: Int64, in module: APIModule) -> Endpoint {
+///         Endpoint(name: "getUser", module: module, method: .get, path: "/users/\(id)")
 ///     }
-///     static func createUser(_ user: NewUser) throws -> Endpoint {
-///         var endpoint = Endpoint(name: "createUser", module: .users, method: .post, path: "/users")
+///     static func createUser(_ user: NewUser, in module: APIModule) throws -> Endpoint {
+///         var endpoint = Endpoint(name: "createUser", module: module, method: .post, path: "/users")
 ///         endpoint.body = try Value(encoding: user)
 ///         endpoint.requestFormat = .protobuf
 ///         endpoint.requestMessage = "demo.NewUser"
@@ -23,7 +23,7 @@ public import HTTPTypes
 ///         return endpoint
 ///     }
 /// }
-/// let reply = try await client.send(.user(id: 7), decoding: UserEnvelope.self)
+/// let reply = try await client.send(.user(7, in: users), decoding: Envelope<User>.self)
 /// ```
 public struct Endpoint: Sendable {
     /// The endpoint's name (logs, traces, errors).
@@ -73,6 +73,17 @@ public struct Endpoint: Sendable {
     public var isReplayable: Bool
     /// Settings that later stages read (cache and retry policies), keyed by type.
     public var options: EndpointOptions
+    /// How the request body is encoded: the XML root element's name (`requestHints.rootName`, else the
+    /// codec's ``CodingHints/rootName`` default), a codec's own hints (CourierCodecs'
+    /// `requestHints.xmlArrayLayout`). ``requestMessage``, when set, names the protobuf message type.
+    ///
+    /// ```swift
+    /// var create = Endpoint(name: "createUser", module: users, method: .post, path: "/users", body: user)
+    /// create.requestFormat = .xml
+    /// create.requestHints.rootName = "user"                 // <user>…</user>, not <response>…</response>
+    /// create.requestHints.xmlArrayLayout = .wrapped(.dropTrailingS)   // <tags><tag>a</tag></tags>
+    /// ```
+    public var requestHints: CodingHints
 
     /// An endpoint.
     public init(
@@ -100,6 +111,7 @@ public struct Endpoint: Sendable {
         self.interceptors = []
         self.isReplayable = true
         self.options = EndpointOptions()
+        self.requestHints = CodingHints()
     }
 
     /// The absolute URL of the call with the service's current base URL and the query.

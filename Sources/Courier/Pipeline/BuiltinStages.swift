@@ -34,8 +34,15 @@ package struct ErrorMappingStage: Interceptor {
         return response
     }
 
-    /// The failure `response` stands for under the call's module, or nil when it is a success.
+    /// The failure `response` stands for under the call's module, or nil when it is a success. The failure
+    /// keeps a ``ResponseSnapshot`` of the response (``CourierError/response``).
     public static func failure(of response: CourierResponse, context: InterceptorContext) -> CourierError? {
+        guard var failure = classify(response, context: context) else { return nil }
+        failure.response = ResponseSnapshot(response)
+        return failure
+    }
+
+    private static func classify(_ response: CourierResponse, context: InterceptorContext) -> CourierError? {
         let status = Int(response.head.status.code)
         let business = context.businessFailure(in: response)
         guard context.endpoint.statusValidator.accepts(response.head.status) else {
@@ -74,6 +81,7 @@ struct ResultStage: Interceptor {
             } catch {
                 var failure = CourierError.wrap(error, as: .typeMismatch)
                 failure.context.status = Int(response.head.status.code)
+                if failure.response == nil { failure.response = ResponseSnapshot(response) }
                 throw failure
             }
         }

@@ -4,7 +4,7 @@ import Synchronization
 /// (``CourierClient/cancel(_:)``) and to find it in logs and traces.
 ///
 /// ```swift
-/// let call = client.dispatch(.user(id: 7))
+/// let call = client.dispatch(.user(7, in: users))
 /// print(call.id)          // "#12"
 /// client.cancel(call.id)
 /// ```

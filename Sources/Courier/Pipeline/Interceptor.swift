@@ -52,6 +52,10 @@ public protocol Interceptor: Sendable {
     var name: String { get }
     /// The interceptor's place in the chain (default ``InterceptorRole/shaping``).
     var role: InterceptorRole { get }
+    /// What this interceptor does that endpoint and module options may depend on (default: nothing).
+    /// `RetryInterceptor` provides ``ChainFeature/retry``, so `endpoint.retryPolicy` has an effect only in a
+    /// chain that holds one; see ``FeatureOptionKey``.
+    var provides: Set<ChainFeature> { get }
     /// Handles one request.
     func intercept(_ request: CourierRequest, context: InterceptorContext, next: InterceptorNext) async throws
         -> CourierResponse
@@ -60,6 +64,7 @@ public protocol Interceptor: Sendable {
 extension Interceptor {
     public var name: String { String(describing: Self.self) }
     public var role: InterceptorRole { .shaping }
+    public var provides: Set<ChainFeature> { [] }
 }
 
 /// Where an interceptor sits in every chain, outermost first (see ``Interceptor`` for the diagram).

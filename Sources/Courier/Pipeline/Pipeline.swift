@@ -10,7 +10,7 @@ import HTTPTypes
 /// (`result`, `routing`, `errorMapping`, `codec`) at their fixed places, ending in the transport.
 ///
 /// ```swift
-/// let pipeline = client.pipeline(for: .user(id: 7))
+/// let pipeline = client.pipeline(for: .user(7, in: users))
 /// print(pipeline.stageNames)
 /// // ["Logging", "result", "BearerAuth", "routing", "errorMapping", "codec", "redirects", "Signing", "transport"]
 /// ```

@@ -104,7 +104,7 @@ public struct RedirectHop: Hashable, Sendable, CustomStringConvertible {
 /// above see the final answer, with the hops in ``CourierResponse/redirects``.
 ///
 /// ```swift
-/// let pipeline = client.pipeline(for: .user(id: 7))
+/// let pipeline = client.pipeline(for: .user(7, in: users))
 /// print(pipeline.stageNames)   // ["codec", "redirects", "transport"]
 /// ```
 package struct RedirectInterceptor: Interceptor {

@@ -10,7 +10,7 @@ import HTTPTypes
 /// values of credential-like header fields are redacted and bodies appear only as sizes and formats.
 ///
 /// ```swift
-/// let reply = try await client.send(.user(id: 7), options: .init(trace: true))
+/// let reply = try await client.send(.user(7, in: users), options: .init(trace: true))
 /// print(reply.metadata.trace!)
 /// // 1. CommonParameters  request: payload +app_version, +platform         0.01 ms
 /// // 2. codec             request: body none → 96 B json  response: decoded json → object(3)

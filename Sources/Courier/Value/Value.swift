@@ -144,6 +144,20 @@ extension Value {
         return current
     }
 
+    /// Follows `path` like ``subscript(path:)``, except that an index step on an object reads the member
+    /// named by its digits (`data.3` finds `{"data": {"3": …}}` too), as a dotted path cannot tell them apart.
+    public subscript(lenientPath path: [PathComponent]) -> Value? {
+        var current: Value? = self
+        for component in path {
+            switch component {
+            case .key(let k): current = current?[k]
+            case .index(let i):
+                if case .object? = current { current = current?[String(i)] } else { current = current?[i] }
+            }
+        }
+        return current
+    }
+
     /// A short name of the value's kind, for messages ("string", "integer", "object", ...).
     public var kindName: String {
         switch self {
@@ -201,6 +215,37 @@ public enum PathComponent: Sendable, Hashable, CustomStringConvertible, Expressi
             }
         }
         return out
+    }
+
+    /// Reads a dotted path, the inverse of ``render(_:)``: `data.users[3].age` and `data.users.3.age` are
+    /// both `["data", "users", 3, "age"]` (a segment of digits alone is an index; an object member named by
+    /// digits is still found, see ``Value/subscript(lenientPath:)``). Empty segments are skipped.
+    ///
+    /// ```swift
+    /// PathComponent.parse("data.items[0].name")     // [.key("data"), .key("items"), .index(0), .key("name")]
+    /// ```
+    public static func parse(_ dotted: String) -> [PathComponent] {
+        var path: [PathComponent] = []
+        for segment in dotted.split(separator: ".") {
+            var rest = Substring(segment)
+            // Trailing `[n]` groups are indices; what precedes the first is the key.
+            var indices: [Int] = []
+            while rest.hasSuffix("]"), let open = rest.lastIndex(of: "["),
+                  let index = Int(rest[rest.index(after: open)..<rest.index(before: rest.endIndex)]), index >= 0
+            {
+                indices.insert(index, at: 0)
+                rest = rest[..<open]
+            }
+            if !rest.isEmpty {
+                if let index = Int(rest), index >= 0, rest.allSatisfy(\.isASCII) {
+                    path.append(.index(index))
+                } else {
+                    path.append(.key(String(rest)))
+                }
+            }
+            path += indices.map(PathComponent.index)
+        }
+        return path
     }
 
     /// Renders a path as a JSON Pointer (RFC 6901): `/data/users/3/age`.

@@ -50,7 +50,48 @@ public struct ValueDecoder: Sendable {
     }
 }
 
+extension ValueDecoder {
+    /// Decodes a `T` from the value at `path` inside `value` (Moya's `map(_:atKeyPath:)`), so a model inside
+    /// an envelope needs no envelope type. Nothing at `path` (or `null` there, for a non-optional `T`) fails
+    /// with ``CourierError/Code/missingValue``; errors inside carry the whole path.
+    ///
+    /// ```swift
+    /// let users = try ValueDecoder().decode([User].self, from: body, at: PathComponent.parse("data.items"))
+    /// ```
+    public func decode<T: Decodable>(_ type: T.Type, from value: Value, at path: [PathComponent]) throws -> T {
+        guard let nested = value[lenientPath: path] else {
+            // The longest prefix that exists, to say where the path stopped.
+            var found = 0
+            while found < path.count, value[lenientPath: Array(path[...found])] != nil { found += 1 }
+            let parent = found == 0 ? value : value[lenientPath: Array(path[..<found])] ?? .null
+            var error = CourierError(.missingValue, detail: "the response has nothing at \(PathComponent.render(path)): "
+                + (found == 0 ? "the body" : PathComponent.render(Array(path[..<found]))) + " is \(parent.kindName)"
+                + (parent.objectValue.map { object in
+                    object.isEmpty ? "" : " with " + object.keys.prefix(8).joined(separator: ", ")
+                } ?? ""))
+            error.context.codingPath = path
+            throw error
+        }
+        do {
+            return try decode(T.self, from: nested)
+        } catch var error as CourierError {
+            error.context.codingPath = path + error.context.codingPath
+            throw error
+        }
+    }
+}
+
 extension Value {
+    /// Decodes a `T` from the value at the dotted `path` (``PathComponent/parse(_:)``) with `decoder`.
+    ///
+    /// ```swift
+    /// let raw = try await client.send(.users)
+    /// let first = try raw.value.decode(User.self, at: "data.items[0]")
+    /// ```
+    public func decode<T: Decodable>(_ type: T.Type, at path: String, decoder: ValueDecoder = ValueDecoder()) throws -> T {
+        try decoder.decode(type, from: self, at: PathComponent.parse(path))
+    }
+
     /// Decodes a `T` from this value with a default ``ValueDecoder``.
     ///
     /// ```swift

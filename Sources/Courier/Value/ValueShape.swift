@@ -50,6 +50,31 @@ public indirect enum ValueShape: Sendable, Hashable {
         }
     }
 
+    /// `inner` placed at `path`: objects for keys, arrays for indices (`["data", "items"]` and `.array(.string)`
+    /// give `.object(["data": .object(["items": .array(.string)])])`), for decoding a model inside an envelope.
+    public static func nesting(_ inner: ValueShape, at path: [PathComponent]) -> ValueShape {
+        path.reversed().reduce(inner) { shape, component in
+            switch component {
+            case .key(let key): return .object([key: shape])
+            case .index: return .array(shape)
+            }
+        }
+    }
+
+    /// The shape with every object member renamed by `rename` (map keys are data, not renamed).
+    func mappingKeys(_ rename: (String) -> String) -> ValueShape {
+        switch self {
+        case .object(let members):
+            var renamed: [String: ValueShape] = [:]
+            for (key, member) in members { renamed[rename(key)] = member.mappingKeys(rename) }
+            return .object(renamed)
+        case .array(let element): return .array(element.mappingKeys(rename))
+        case .map(let element): return .map(element.mappingKeys(rename))
+        case .optional(let wrapped): return .optional(wrapped.mappingKeys(rename))
+        default: return self
+        }
+    }
+
     /// The shape with any ``optional(_:)`` wrapper removed.
     public var unwrapped: ValueShape {
         if case .optional(let wrapped) = self { return wrapped.unwrapped }

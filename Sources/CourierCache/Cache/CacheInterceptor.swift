@@ -130,6 +130,8 @@ public final class CacheInterceptor: Interceptor {
     public var name: String { "cache" }
     /// `InterceptorRole.cache`.
     public var role: InterceptorRole { .cache }
+    /// ``Courier/ChainFeature/cache``: ``Courier/Endpoint/cachePolicy`` takes effect.
+    public var provides: Set<ChainFeature> { [.cache] }
 
     // MARK: - Invalidation
 

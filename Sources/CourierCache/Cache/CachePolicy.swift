@@ -59,7 +59,17 @@ public struct CacheScope: Sendable {
     public static let shared = CacheScope { nil }
 }
 
-enum CachePolicyOption: OptionKey { static let defaultValue = CachePolicy.ignore }
+enum CachePolicyOption: FeatureOptionKey {
+    static let defaultValue = CachePolicy.ignore
+    static func requirement(for value: CachePolicy) -> ChainRequirement? {
+        value == .ignore ? nil : ChainRequirement(feature: .cache, option: "cachePolicy", provider: "CacheInterceptor")
+    }
+}
+
+extension ChainFeature {
+    /// Answering from and storing into a cache (``CacheInterceptor``); ``Courier/Endpoint/cachePolicy`` needs it.
+    public static let cache = ChainFeature("cache")
+}
 enum CacheSensitiveValueOption: OptionKey { static let defaultValue: String? = nil }
 enum CacheKeyExclusionsOption: OptionKey { static let defaultValue: Set<String> = [] }
 enum CacheVersionOption: OptionKey { static let defaultValue = 0 }

@@ -191,6 +191,27 @@ public struct XMLCodec: Codec {
         }
     }
 
+    /// How arrays are written, for one endpoint or one encode (``Courier/CodingHints/xmlArrayLayout``),
+    /// replacing the codec's ``Options/arrayItemName``.
+    ///
+    /// ```swift
+    /// endpoint.requestHints.xmlArrayLayout = .repeated                  // <tag>a</tag><tag>b</tag>
+    /// endpoint.requestHints.xmlArrayLayout = .wrapped(.dropTrailingS)   // <tags><tag>a</tag><tag>b</tag></tags>
+    /// endpoint.requestHints.xmlArrayLayout = .wrapped("item")           // <tags><item>a</item>…</tags>
+    /// ```
+    public struct ArrayLayout: Sendable, Hashable {
+        /// The item naming of a wrapped layout; `nil` for repeated elements.
+        public let itemName: ArrayItemName?
+
+        /// Repeated elements named as the array (`<tag>a</tag><tag>b</tag>`): the codec's default.
+        public static let repeated = ArrayLayout(itemName: nil)
+
+        /// One element named as the array, holding items named by `itemName`.
+        public static func wrapped(_ itemName: ArrayItemName) -> ArrayLayout { ArrayLayout(itemName: itemName) }
+
+        private init(itemName: ArrayItemName?) { self.itemName = itemName }
+    }
+
     /// The settings.
     public var options: Options
 
@@ -219,8 +240,11 @@ public struct XMLCodec: Codec {
     }
 
     /// Encodes `value` as the content of a root element named `hints.rootName` (else
-    /// ``Options/rootName``), in UTF-8.
+    /// ``Options/rootName``), in UTF-8, laying arrays out as `hints.xmlArrayLayout` says (else
+    /// ``Options/arrayItemName``).
     public func encode(_ value: Value, hints: CodingHints) throws -> Data {
+        var options = self.options
+        if let layout = hints.xmlArrayLayout { options.arrayItemName = layout.itemName }
         var writer = XMLWriter(options: options)
         do {
             return Data(try writer.document(value, rootName: hints.rootName ?? options.rootName))

@@ -36,6 +36,8 @@ public struct RetryInterceptor: Interceptor {
     public var name: String { "retry" }
     /// `InterceptorRole.resilience`.
     public var role: InterceptorRole { .resilience }
+    /// ``Courier/ChainFeature/retry``: ``Courier/Endpoint/retryPolicy`` takes effect.
+    public var provides: Set<ChainFeature> { [.retry] }
 
     public func intercept(
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext

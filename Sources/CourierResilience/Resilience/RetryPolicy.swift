@@ -92,7 +92,17 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 }
 
-enum RetryPolicyOption: OptionKey { static let defaultValue: RetryPolicy? = nil }
+enum RetryPolicyOption: FeatureOptionKey {
+    static let defaultValue: RetryPolicy? = nil
+    static func requirement(for value: RetryPolicy?) -> ChainRequirement? {
+        value == nil ? nil : ChainRequirement(feature: .retry, option: "retryPolicy", provider: "RetryInterceptor")
+    }
+}
+
+extension ChainFeature {
+    /// Retrying failed attempts (``RetryInterceptor``); ``Courier/Endpoint/retryPolicy`` needs it.
+    public static let retry = ChainFeature("retry")
+}
 
 extension Endpoint {
     /// The endpoint's retry policy; nil: the module's, else the ``RetryInterceptor``'s default.

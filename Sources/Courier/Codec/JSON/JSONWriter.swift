@@ -6,6 +6,12 @@ struct JSONWriter {
     private let sortedKeys: Bool
     private let escapeSlashes: Bool
     private let maximumDepth: Int
+    /// For display (``Value/description``): writes what JSON cannot hold instead of throwing — non-finite
+    /// doubles as `NaN`, `Infinity` and `-Infinity`, a malformed ``Value/number(_:)`` as a string, containers
+    /// deeper than ``displayDepth`` as `[…]` and `{…}`.
+    private var lenient = false
+    /// The deepest containers ``display(_:)`` writes out (the stack, not the reader, is the limit).
+    static let displayDepth = 128
 
     init(options: JSONCodec.Options, capacity: Int = 1024) {
         pretty = options.pretty
@@ -13,6 +19,20 @@ struct JSONWriter {
         escapeSlashes = options.escapeSlashes
         maximumDepth = options.maximumDepth
         output.reserveCapacity(capacity)
+    }
+
+    /// `value` as compact JSON text for people (see ``lenient``); never fails.
+    static func display(_ value: Value) -> String {
+        var options = JSONCodec.Options()
+        options.maximumDepth = displayDepth
+        var writer = JSONWriter(options: options, capacity: 64)
+        writer.lenient = true
+        do {
+            try writer.write(value)
+        } catch {
+            return "<\(error)>"
+        }
+        return String(decoding: writer.output, as: UTF8.self)
     }
 
     /// Writes `value`; the coding path is rebuilt only when an error is thrown.
@@ -34,12 +54,21 @@ struct JSONWriter {
         case .uint(let u): writeDigits(u)
         case .double(let d):
             guard d.isFinite else {
+                if lenient {
+                    var text = d.isNaN ? "NaN" : d < 0 ? "-Infinity" : "Infinity"
+                    text.withUTF8 { output.append(contentsOf: $0) }
+                    return
+                }
                 throw CourierError(.encodingFailed, detail: "JSON cannot represent the number \(d)")
             }
             var text = d.description
             text.withUTF8 { output.append(contentsOf: $0) }
         case .number(let text):
             guard Self.isJSONNumber(text) else {
+                if lenient {
+                    writeString(text)
+                    return
+                }
                 throw CourierError(.encodingFailed, detail: "\"\(text)\" is not a JSON number")
             }
             var text = text
@@ -50,7 +79,10 @@ struct JSONWriter {
             Base64.encode(b, into: &output)
             output.append(UInt8(ascii: "\""))
         case .array(let elements):
-            guard depth < maximumDepth else { throw depthError() }
+            guard depth < maximumDepth else {
+                if lenient { return append("[…]") }
+                throw depthError()
+            }
             if elements.isEmpty {
                 append("[]")
                 return
@@ -68,7 +100,10 @@ struct JSONWriter {
             if pretty { newline(depth) }
             output.append(UInt8(ascii: "]"))
         case .object(let object):
-            guard depth < maximumDepth else { throw depthError() }
+            guard depth < maximumDepth else {
+                if lenient { return append("{…}") }
+                throw depthError()
+            }
             if object.isEmpty {
                 append("{}")
                 return

@@ -1,4 +1,5 @@
 public import CourierCodecs
+import CourierTesting
 
 /// Generates random `Value`s that fit a protobuf message type of a `ProtobufSchema`, from a seed, for
 /// round-trip tests of your own schemas: every value it makes is exactly what `ProtobufCodec` (default
