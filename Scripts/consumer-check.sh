@@ -40,6 +40,7 @@ check CourierCodecs ""
 check CourierSchema ""
 check CourierResilience ""
 check CourierTesting ""
+check CourierCodecsTesting ""
 check CourierObservability ""
 check CourierSecurity Security
 check CourierCache Cache

@@ -6,7 +6,7 @@ import HTTPTypes
 /// business code, a schema violation or a model that does not decode is a failure): a call counter
 /// (`courier_calls_total`, with the outcome `success`/`failure` and the source), a failure counter by error code (`courier_call_failures_total`) and
 /// a duration timer (`courier_call_duration`). Every metric carries the dimensions `module`, `endpoint` and
-/// `tags` (the endpoint's ``Courier/Endpoint/tags``, sorted and joined with `,`; empty when it has none), so a
+/// `tags` (the endpoint's `Endpoint.tags`, sorted and joined with `,`; empty when it has none), so a
 /// dashboard can group calls across modules by tag (`checkout`, `screen:profile`).
 ///
 /// ```swift

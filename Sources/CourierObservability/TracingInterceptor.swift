@@ -12,13 +12,13 @@ public import HTTPTypes
 /// Failed calls and stages record the error and an error status. Attributes follow OpenTelemetry's HTTP
 /// conventions: `http.request.method`, `url.full` (the query removed, since it may carry secrets),
 /// `http.response.status_code`, plus `courier.module`, `courier.endpoint`, `courier.call_id` and the endpoint's
-/// ``Courier/Endpoint/tags`` as `courier.tags`.
+/// `Endpoint.tags` as `courier.tags`.
 ///
 /// ```swift
 /// let client = CourierClient(configuration: .init(interceptors: [TracingInterceptor()]))
 /// ```
 ///
-/// It sits in the ``Courier/InterceptorRole/observation`` role, so place it first among observation
+/// It sits in the `InterceptorRole.observation` role, so place it first among observation
 /// interceptors to have the others' work inside the call's span.
 public struct TracingInterceptor: Interceptor {
     /// The tracer spans start on.

@@ -9,7 +9,7 @@ public import HTTPTypes
 public import OpenAPIRuntime
 
 /// A swift-openapi-runtime `ClientTransport` that sends a generated client's operations through a
-/// ``CourierClient``: each operation becomes an ``Endpoint`` of one ``APIModule`` and passes that module's
+/// `CourierClient`: each operation becomes an `Endpoint` of one `APIModule` and passes that module's
 /// whole pipeline — the client's and the module's interceptors (common parameters, auth, signing,
 /// encryption, cache, retry, failover, logging) and its transport — before its response goes back to the
 /// generated client.
@@ -31,11 +31,11 @@ public import OpenAPIRuntime
 /// Every HTTP answer goes back to the generated client as a response, whatever its status, so the error
 /// cases an OpenAPI document lists (`.notFound`, `.unauthorized`, …) and `.undocumented` work as they do over
 /// swift-openapi's own transports: the bridge's endpoints accept every status
-/// (``Endpoint/statusValidator``), so Courier's `errorMapping` stage maps none of them to
-/// ``CourierError/Code/http(status:)``. Everything else Courier decides still fails the call: a transport
-/// failure (``CourierError/Code/cannotConnect``, ``CourierError/Code/timedOut``, …), a security failure, a
-/// schema violation, a business code when the module has a ``BusinessRule``, a cancellation. The generated
-/// client then throws its `ClientError`, whose `underlyingError` is the ``CourierError`` unchanged (code,
+/// (`Endpoint.statusValidator`), so Courier's `errorMapping` stage maps none of them to
+/// `CourierError.Code.http(status:)`. Everything else Courier decides still fails the call: a transport
+/// failure (`CourierError.Code.cannotConnect`, `CourierError.Code.timedOut`, …), a security failure, a
+/// schema violation, a business code when the module has a `BusinessRule`, a cancellation. The generated
+/// client then throws its `ClientError`, whose `underlyingError` is the `CourierError` unchanged (code,
 /// message, context, trace):
 ///
 /// ```swift
@@ -49,20 +49,20 @@ public import OpenAPIRuntime
 /// A request body whose length is known and at most ``Configuration/maximumBufferedRequestBodySize`` (the
 /// JSON, form and text bodies generated clients send) is read into memory first, so network-role stages see
 /// its bytes (signing, encryption) and a retry or an auth refresh can send it again. A longer body, or one
-/// of unknown length (multipart, a stream the caller supplies), is streamed as a one-shot ``BodyStream``, as
+/// of unknown length (multipart, a stream the caller supplies), is streamed as a one-shot `BodyStream`, as
 /// Courier's uploads are: it is never whole in memory and never replayed. A body of a known length that
-/// yields more bytes than it declared fails with ``CourierError/Code/sizeLimitExceeded``.
+/// yields more bytes than it declared fails with `CourierError.Code.sizeLimitExceeded`.
 ///
 /// Response bodies are buffered: Courier's pipeline hands a response on once its body has ended (the stages
 /// above the transport — decryption, validation, cache — read it whole), bounded by the client's
-/// ``CourierClient/Configuration/maximumResponseSize`` (a longer one fails with
-/// ``CourierError/Code/responseTooLarge``). The generated client gets the bytes as received (after
+/// `CourierClient.Configuration.maximumResponseSize` (a longer one fails with
+/// `CourierError.Code.responseTooLarge`). The generated client gets the bytes as received (after
 /// decryption), as an `HTTPBody` of known length that can be read more than once. Server-sent events and
 /// other endless responses need a streaming transport of swift-openapi's own.
 ///
 /// ## Where requests go
 ///
-/// By default (``Routing/service``) the module's ``APIService`` chooses the scheme and host — its current
+/// By default (``Routing/service``) the module's `APIService` chooses the scheme and host — its current
 /// environment and host, with failover — and the server URL given to the generated client contributes only
 /// its path (the API's prefix, `/v1`), so a generated client built with a server URL from its document
 /// still follows the service. ``Routing/serverURL`` sends to the server URL the generated client was given,
@@ -77,7 +77,7 @@ public struct CourierOpenAPITransport: ClientTransport {
         public var maximumBufferedRequestBodySize: Int
         /// Adjusts each operation's endpoint before it is sent (nil: nothing): per-operation timeouts,
         /// priorities, tags, cache or retry policies, a response schema. The endpoint's
-        /// ``Endpoint/name`` is the operation's `operationId`.
+        /// `Endpoint.name` is the operation's `operationId`.
         ///
         /// ```swift
         /// configuration.configureEndpoint = { endpoint in
@@ -103,7 +103,7 @@ public struct CourierOpenAPITransport: ClientTransport {
 
         private let kind: Kind
 
-        /// The module's ``APIService`` picks scheme and host (environment, failover); the generated client's
+        /// The module's `APIService` picks scheme and host (environment, failover); the generated client's
         /// server URL contributes only its path, as a prefix of every operation's path.
         public static let service = Routing(kind: .service)
         /// The server URL the generated client was given, as is (the service is not consulted, so there is
@@ -136,7 +136,7 @@ public struct CourierOpenAPITransport: ClientTransport {
     }
 
     /// Sends one operation through the client's pipeline and returns its response, whatever its status. A
-    /// failure is thrown as the ``CourierError`` the pipeline produced.
+    /// failure is thrown as the `CourierError` the pipeline produced.
     public func send(
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {

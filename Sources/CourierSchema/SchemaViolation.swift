@@ -20,9 +20,9 @@ public struct SchemaViolation: Sendable, Hashable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// The violations a failed validation found, attached to its ``CourierError`` (codes
-/// ``CourierError/Code/schemaViolation`` and ``CourierError/Code/validationLimitExceeded``) as a
-/// ``CourierError/Detail``: the message names the first and counts the others, and the debug description
+/// The violations a failed validation found, attached to its `CourierError` (codes
+/// `CourierError.Code.schemaViolation` and `CourierError.Code.validationLimitExceeded`) as a
+/// `CourierError.Detail`: the message names the first and counts the others, and the debug description
 /// lists them all.
 ///
 /// ```swift
@@ -34,7 +34,7 @@ public struct SchemaViolations: CourierError.Detail, Hashable {
     /// The violations, in the order the validation found them.
     public var violations: [SchemaViolation]
 
-    /// The template name of "and N more" in ``MessageTable/templates`` (`{count}` is replaced).
+    /// The template name of "and N more" in `MessageTable.templates` (`{count}` is replaced).
     public static let moreTemplate = "schema.moreViolations"
 
     /// The template's built-in wording per language.
@@ -63,8 +63,8 @@ public struct SchemaViolations: CourierError.Detail, Hashable {
 }
 
 extension CourierError {
-    /// The schema violations, for ``Category/validation`` errors (all of them; the message names the first):
-    /// the ``SchemaViolations`` in ``details``, or none. Setting an empty list removes the detail.
+    /// The schema violations, for `Category.validation` errors (all of them; the message names the first):
+    /// the ``SchemaViolations`` in `details`, or none. Setting an empty list removes the detail.
     public var violations: [SchemaViolation] {
         get { details[SchemaViolations.self]?.violations ?? [] }
         set { details[SchemaViolations.self] = newValue.isEmpty ? nil : SchemaViolations(newValue) }

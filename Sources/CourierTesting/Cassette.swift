@@ -48,7 +48,7 @@ public import HTTPTypes
 /// - `version` is ``formatVersion``; a file of another version is refused with a clear error.
 /// - `scheme`, `authority` and `path` are omitted when the request has none, `reason` when the status has
 ///   no reason phrase. `headers` keep their order and repeated names; redacted values read `"REDACTED"`
-///   (``Courier/RedactionPolicy/placeholder``; see ``ReplayTransport/Options/redaction``).
+///   (`RedactionPolicy.placeholder`; see ``ReplayTransport/Options/redaction``).
 /// - A body is `{"text": "…"}` when its bytes are valid UTF-8 (the text is exactly those bytes) and
 ///   `{"base64": "…"}` otherwise. A request without a body has no `body` member; a response's empty body
 ///   is omitted too.

@@ -223,7 +223,7 @@ extension ReplayTransport {
 extension ReplayTransport {
     /// How a ``ReplayTransport`` matches requests, orders replays and redacts secrets. The defaults match by
     /// method, URL and body, repeat the last recording when identical requests outnumber their recordings,
-    /// and redact every header and query value the default ``Courier/RedactionPolicy`` calls secret.
+    /// and redact every header and query value the default `RedactionPolicy` calls secret.
     ///
     /// ```swift
     /// var options = ReplayTransport.Options()
@@ -241,7 +241,7 @@ extension ReplayTransport {
         /// ``Exhaustion/repeatLast``.
         public var whenExhausted = Exhaustion.repeatLast
         /// Which header fields (in requests and responses alike) and request query items are saved as
-        /// ``Courier/RedactionPolicy/placeholder``: by default every name containing token, secret,
+        /// `RedactionPolicy.placeholder`: by default every name containing token, secret,
         /// password, session, auth, key, signature, cookie or credential (`Authorization`, `Set-Cookie`,
         /// `X-Session-Token`, `auth_token`, `api_key`). A replayed response carries the placeholder, not the
         /// secret; secret query values are also hidden in error messages.
@@ -252,7 +252,7 @@ extension ReplayTransport {
     }
 
     /// Which parts of a live request must equal a recorded one for the recording to answer it. A recorded
-    /// value equal to ``Courier/RedactionPolicy/placeholder`` matches any value.
+    /// value equal to `RedactionPolicy.placeholder` matches any value.
     ///
     /// ```swift
     /// var matching = ReplayTransport.Matching()

@@ -185,7 +185,7 @@ public enum RoundTrip {
     /// (so XML text becomes numbers and single elements arrays) unless `hints` names one.
     ///
     /// `T` need not be `Equatable`: the model that came back is encoded again and compared with the first
-    /// through their ``Value``s (numbers by value, members in any order); when `T` is `Equatable`, its `==`
+    /// through their `Value`s (numbers by value, members in any order); when `T` is `Equatable`, its `==`
     /// must agree as well.
     public static func typed<T: Codable>(
         _ model: T, across codecs: [any Codec], hints: CodingHints = CodingHints(),

@@ -53,7 +53,7 @@ public protocol Interceptor: Sendable {
     /// The interceptor's place in the chain (default ``InterceptorRole/shaping``).
     var role: InterceptorRole { get }
     /// What this interceptor does that endpoint and module options may depend on (default: nothing).
-    /// `RetryInterceptor` provides ``ChainFeature/retry``, so `endpoint.retryPolicy` has an effect only in a
+    /// `RetryInterceptor` provides `ChainFeature.retry`, so `endpoint.retryPolicy` has an effect only in a
     /// chain that holds one; see ``FeatureOptionKey``.
     var provides: Set<ChainFeature> { get }
     /// Handles one request.

@@ -276,7 +276,7 @@ package final class TraceRecorder: Sendable {
 }
 
 extension CourierError {
-    /// The stages' trace up to the failure, when the call asked for one (``EndpointOptions/trace``): the
+    /// The stages' trace up to the failure, when the call asked for one (`EndpointOptions.trace`): the
     /// ``CallTrace`` in ``details``.
     public var trace: CallTrace? {
         get { details[CallTrace.self] }

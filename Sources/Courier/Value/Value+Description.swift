@@ -22,8 +22,12 @@ extension Value: CustomStringConvertible, CustomDebugStringConvertible {
     private func describeStructure(into text: inout String, depth: Int) {
         if depth >= JSONWriter.displayDepth {
             switch self {
-            case .array: return text += "array(…)"
-            case .object: return text += "object(…)"
+            case .array:
+                text += "array(…)"
+                return
+            case .object:
+                text += "object(…)"
+                return
             default: break
             }
         }

@@ -7,7 +7,7 @@ enum XMLArrayLayoutHint: OptionKey {
 
 extension CodingHints {
     /// How ``XMLCodec`` lays out arrays for this encode — per endpoint through
-    /// ``Courier/Endpoint/requestHints`` — replacing the codec's ``XMLCodec/Options/arrayItemName``;
+    /// `Endpoint.requestHints` — replacing the codec's ``XMLCodec/Options/arrayItemName``;
     /// `nil` (the default) keeps the codec's. Decoding reads either layout by the shape.
     ///
     /// ```swift
