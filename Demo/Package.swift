@@ -64,6 +64,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The README's snippets, word for word, so that they compile (DocArticleSnippetCheck compares them).
+        .executableTarget(
+            name: "ReadmeSnippets",
+            dependencies: [
+                courierProduct("Courier"), courierProduct("CourierResilience"), courierProduct("CourierTesting"),
+                courierProduct("CourierAsyncHTTPClient"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "CourierIntegrationTests",
             dependencies: [

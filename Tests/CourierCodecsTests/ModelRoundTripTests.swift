@@ -88,6 +88,16 @@ struct Profile: Codable, Equatable, Sendable {
         #expect(json.isEmpty, "\(json.first.map { "\($0)" } ?? "")")
     }
 
+    /// The README's round-trip test, word for word (its `User` is the README's: not `Equatable`).
+    struct User: Codable, Sendable { var id: Int64; var name: String; var email: String }
+
+    // doc-snippet: README
+    @Test func usersSurviveEveryFormat() {
+        let failures = RoundTrip.check(User.self, codecs: [JSONCodec(), XMLCodec()], count: 1_000, seed: 7)
+        #expect(failures.isEmpty, "\(failures.first!)")      // names the seed, the route and the first difference
+    }
+    // end-doc-snippet
+
     /// The README's check, as written: a model that is not `Equatable`, default options, JSON and XML. The
     /// generator leaves out what XML cannot carry, so every case passes.
     @Test(arguments: [7, 2026, 99] as [UInt64])

@@ -10,7 +10,9 @@ import Testing
     @Test func everyArticleCodeBlockIsCompiledInATest() throws {
         let articles = try Self.files(under: "Sources") { $0.pathExtension == "md" && $0.path.contains(".docc/") }
         try #require(!articles.isEmpty, "no DocC articles found under Sources/")
-        let tests = try Self.files(under: "Tests") { $0.pathExtension == "swift" }
+        let tests = try ["Tests", "Demo/Tests", "Demo/Sources/ReadmeSnippets"].flatMap { folder in
+            try Self.files(under: folder) { $0.pathExtension == "swift" }
+        }
         var compiled: [String: [String]] = [:]           // normalised snippet → where it is
         for file in tests {
             for snippet in try DocSnippets.marked(in: String(contentsOf: file, encoding: .utf8)) {
@@ -29,6 +31,33 @@ import Testing
             }
         }
         #expect(blocks >= 20, "only \(blocks) Swift blocks found in the articles")
+    }
+
+    /// The same for the README: every Swift block but the package manifest fragment (`// Package.swift`) stands,
+    /// token for token (whitespace aside), in compiled code: a test, or the Demo package's `ReadmeSnippets` target,
+    /// which `make test` builds (its `main.swift` is the README's first example, marked `// doc-snippet: README`).
+    @Test func everyReadmeCodeBlockIsCompiled() throws {
+        let readme = Repository.root.appendingPathComponent("README.md")
+        let sources = try ["Tests", "Demo/Tests", "Demo/Sources/ReadmeSnippets"].flatMap { folder in
+            try Self.files(under: folder) { $0.pathExtension == "swift" }
+        }
+        let compiled = try sources.map { Self.collapsed(try String(contentsOf: $0, encoding: .utf8)) }
+        let blocks = DocSnippets.swiftBlocks(in: try String(contentsOf: readme, encoding: .utf8))
+            .filter { !$0.code.hasPrefix("// Package.swift") }
+        for block in blocks {
+            let code = Self.collapsed(block.code)
+            let found = compiled.contains { $0.contains(code) }
+            #expect(found, """
+                README.md:\(block.line): this Swift block is not in any test or in Demo/Sources/ReadmeSnippets:
+                \(block.code)
+                """)
+        }
+        #expect(blocks.count >= 15, "only \(blocks.count) Swift blocks found in the README")
+    }
+
+    /// `text` with every run of whitespace made one space.
+    static func collapsed(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
     @Test func blocksAndMarkersAreFoundAndNormalised() throws {
