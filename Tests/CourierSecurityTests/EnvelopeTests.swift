@@ -27,6 +27,24 @@ import Testing
         #expect(try sealer.seal(Self.plaintext) != envelope)
     }
 
+    /// A key given as bytes opens what its `SymmetricKey` form sealed; wrong sizes are configuration errors;
+    /// random keys differ.
+    @Test func keysFromBytes() throws {
+        let bytes = [UInt8](repeating: 1, count: 32)
+        let fromBytes = EnvelopeSealer(keys: KeyRing(current: try EncryptionKey(id: "k1", keyBytes: bytes)))
+        let fromKey = EnvelopeSealer(keys: KeyRing(current: try Self.key("k1", 1)))
+        #expect(try fromBytes.open(try fromKey.seal(Self.plaintext)) == Self.plaintext)
+        let short = #expect(throws: CourierError.self) { try EncryptionKey(id: "k", keyBytes: bytes.prefix(16)) }
+        #expect(short?.code == .invalidConfiguration)
+        let weakMAC = #expect(throws: CourierError.self) {
+            try EncryptionKey(id: "k", keyBytes: bytes, macKeyBytes: Data(count: 8))
+        }
+        #expect(weakMAC?.code == .invalidConfiguration)
+        let random = EnvelopeSealer(keys: KeyRing(current: try EncryptionKey.random(id: "k1")))
+        let foreign = #expect(throws: CourierError.self) { try random.open(try fromKey.seal(Self.plaintext)) }
+        #expect(foreign?.code == .decryptionFailed)
+    }
+
     @Test func keyRotationKeepsOldEnvelopesReadable() throws {
         let ring = KeyRing(current: try Self.key("2026-01", 1))
         let sealer = EnvelopeSealer(keys: ring)

@@ -31,6 +31,24 @@ import Testing
                                             nonce: "0123456789abcdef0123456789abcdef"))
     }
 
+    /// Keys as bytes (no swift-crypto type in the caller's code) sign and verify as their `SymmetricKey` forms do.
+    @Test func keysGivenAsBytesSignAndVerify() throws {
+        let secret = Data("courier-demo-secret".utf8)
+        var head = HTTPRequest(method: .post, scheme: "http", authority: "h", path: "/v1/users?x=1",
+                               headerFields: [.contentType: "application/json"])
+        let body = Data(#"{"a":1}"#.utf8)
+        let now = Int64(time.now.timeIntervalSince1970)
+        RequestSigning(key: SigningKey(id: "app-2026", secretBytes: secret))
+            .sign(&head, body: body, timestamp: now, nonce: "0123456789abcdef0123456789abcdef")
+        #expect(head == signedRequest())
+        let time = time
+        let verifier = SignatureVerifier(now: { time.now }, secrets: ["app-2026": secret])
+        #expect(try verifier.verify(head, body: body).keyID == "app-2026")
+        let strangers = SignatureVerifier(now: { time.now }, secrets: ["other": secret])
+        let error = #expect(throws: CourierError.self) { try strangers.verify(head, body: body) }
+        #expect(error?.code == .unknownKey)
+    }
+
     @Test func sameSignedRequestTwiceIsAReplay() throws {
         let verifier = verifier()
         let head = signedRequest()
