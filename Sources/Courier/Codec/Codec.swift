@@ -141,6 +141,28 @@ public protocol Codec: Sendable {
     func decode(_ data: Data, hints: CodingHints) throws -> Value
     /// Encodes a value into a whole body.
     func encode(_ value: Value, hints: CodingHints) throws -> Data
+    /// Decodes a whole body straight into a `Decodable` model, reading `decoder`'s strategies (keys, dates,
+    /// data, lenient numbers, user info). The default decodes a ``Value`` and hands it to `decoder`; a codec
+    /// that can read its parsed form in place (JSON, XML and protobuf do) overrides it and must give the
+    /// same model, or the same ``CourierError`` code and coding path, as that default.
+    func decode<T: Decodable>(_ type: T.Type, from data: Data, hints: CodingHints, decoder: ValueDecoder) throws -> T
+    /// Encodes an `Encodable` model into a whole body with `encoder`'s strategies. The default encodes a
+    /// ``Value`` with `encoder` and then the value; an overriding codec must write the same bytes.
+    func encode<T: Encodable>(model: T, hints: CodingHints, encoder: ValueEncoder) throws -> Data
+}
+
+extension Codec {
+    /// Decodes a ``Value`` with ``decode(_:hints:)`` and the model from it with `decoder`.
+    public func decode<T: Decodable>(_ type: T.Type, from data: Data, hints: CodingHints, decoder: ValueDecoder)
+        throws -> T
+    {
+        try decoder.decode(type, from: decode(data, hints: hints))
+    }
+
+    /// Encodes the model into a ``Value`` with `encoder`, then the value with ``encode(_:hints:)``.
+    public func encode<T: Encodable>(model: T, hints: CodingHints, encoder: ValueEncoder) throws -> Data {
+        try encode(encoder.encode(model), hints: hints)
+    }
 }
 
 /// The codecs a client uses, one per format, passed explicitly (there is no global codec table).
@@ -210,5 +232,30 @@ public struct CodecSet: Sendable {
     /// Encodes `value` as `format`.
     public func encode(_ value: Value, format: ContentFormat, hints: CodingHints = CodingHints()) throws -> Data {
         try require(format).encode(value, hints: hints)
+    }
+
+    /// Decodes `data` of `format` straight into a `T` (the codec's typed path), with `decoder`'s strategies.
+    ///
+    /// ```swift
+    /// let page = try codecs.decode(UserPage.self, from: body, format: .json)
+    /// ```
+    public func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, format: ContentFormat, hints: CodingHints = CodingHints(),
+        decoder: ValueDecoder = ValueDecoder()
+    ) throws -> T {
+        var hints = hints
+        if hints.limits == nil { hints.limits = decodingLimits }
+        return try require(format).decode(type, from: data, hints: hints, decoder: decoder)
+    }
+
+    /// Encodes the model `model` as `format` (the codec's typed path), with `encoder`'s strategies.
+    ///
+    /// ```swift
+    /// let body = try codecs.encode(model: user, format: .json)
+    /// ```
+    public func encode<T: Encodable>(
+        model: T, format: ContentFormat, hints: CodingHints = CodingHints(), encoder: ValueEncoder = ValueEncoder()
+    ) throws -> Data {
+        try require(format).encode(model: model, hints: hints, encoder: encoder)
     }
 }
