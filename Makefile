@@ -63,15 +63,20 @@ test-tsan: deps venv
 		--traits Security,Cache,Metrics,Tracing --skip '$(TSAN_SKIP)'
 
 
-## bench: release benchmarks against the peers (Benchmarks/ package; Courier's light targets only, no NIO),
-##        one process per group so that no group's heap or threads skew the next (GROUPS="json xml" picks);
-##        `hostile` times the validator and decoders on adversarial inputs, per input byte, with peak memory
+## bench: the release benchmarks on ordo-one/benchmark (the `Benchmarks/` package: one executable per group under
+##        Benchmarks/Benchmarks/<Group>, Courier's light targets only, no NIO), each beside its peer (Foundation,
+##        swift-protobuf, XMLCoder) in the same run; then Scripts/bench-table.py prints issue 14's ratio table from
+##        the run's medians, every benchmark's time percentiles and mallocs per operation, and the hostile inputs
+##        per byte. BENCH_TARGETS='JSON|XML' picks groups (Chain JSON Protobuf XML Schema Hostile), BENCH_FILTER
+##        picks benchmarks by name (regular expressions; e.g. BENCH_FILTER='5000'). The run's export and notes:
+##        Benchmarks/.build/bench-results/
+BENCH_RESULTS := $(CURDIR)/Benchmarks/.build/bench-results
 bench: deps
-	$(SWIFT) build -c release --package-path Benchmarks --product CourierBenchmarks
-	@bin="$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)"; \
-	for group in $(or $(GROUPS),chain json schema xml protobuf hostile); do \
-		"$$bin/CourierBenchmarks" $$group || exit 1; \
-	done
+	rm -rf $(BENCH_RESULTS) && mkdir -p $(BENCH_RESULTS)
+	COURIER_BENCH_NOTES=$(BENCH_RESULTS) $(SWIFT) package --package-path Benchmarks \
+		--allow-writing-to-package-directory benchmark --no-progress --format jmh --path $(BENCH_RESULTS) \
+		$(if $(BENCH_TARGETS),--target '$(BENCH_TARGETS)') $(if $(BENCH_FILTER),--filter '$(BENCH_FILTER)')
+	BENCH_PARTIAL=$(if $(BENCH_TARGETS)$(BENCH_FILTER),1) python3 Scripts/bench-table.py $(BENCH_RESULTS)
 
 ## bench-transfers: peak memory growth of a 200 MB streamed upload and a 200 MB interrupted-then-resumed
 ##        download through the `courier` CLI (release build; CONFIGURATION=debug for a quicker build)

@@ -1,0 +1,104 @@
+import Benchmark
+import BenchmarkSupport
+import Courier
+import Foundation
+
+/// JSON: Courier's JSONCodec (to and from `Value`, and the typed codec API) against Foundation's
+/// JSONSerialization, JSONDecoder and JSONEncoder on the demo user-list page (users_10.json, users_5000.json),
+/// and the peak memory of one typed decode of the 5,000-user page.
+struct UserListPage: Codable, Equatable {
+    struct Address: Codable, Equatable {
+        var city: String
+        var street: String
+        var zip: String
+    }
+
+    struct User: Codable, Equatable {
+        var id: Int64
+        var name: String
+        var email: String
+        var age: Int
+        var score: Double
+        var active: Bool
+        var tags: [String]
+        var address: Address
+    }
+
+    struct Payload: Codable, Equatable {
+        var page: Int
+        var total: Int
+        var users: [User]
+    }
+
+    var code: Int
+    var message: String
+    var data: Payload
+}
+
+let benchmarks: @Sendable () -> Void = {
+    let codec = JSONCodec()
+    let hints = CodingHints()
+
+    for (file, size) in [("users_5000.json", "5000"), ("users_10.json", "10")] {
+        let data = BenchmarkSupport.fixture(file)
+
+        // The answers agree before anything is timed.
+        let peerModel = try! JSONDecoder().decode(UserListPage.self, from: data)
+        let ourModel = try! codec.decode(UserListPage.self, from: data, hints: hints, decoder: ValueDecoder())
+        BenchmarkSupport.check(ourModel == peerModel, "\(file): typed decode vs JSONDecoder")
+        let ourValue = try! codec.decode(data, hints: hints)
+        let peerObject = try! JSONSerialization.jsonObject(with: data) as! NSDictionary
+        let ourObject = try! JSONSerialization.jsonObject(with: codec.encode(ourValue, hints: hints)) as! NSDictionary
+        BenchmarkSupport.check(ourObject.isEqual(peerObject), "\(file): decode → Value vs JSONSerialization")
+        let ourEncoded = try! codec.encode(model: peerModel, hints: hints, encoder: ValueEncoder())
+        let peerEncoded = try! JSONEncoder().encode(peerModel)
+        BenchmarkSupport.check(
+            try! JSONDecoder().decode(UserListPage.self, from: ourEncoded) == peerModel
+                && JSONDecoder().decode(UserListPage.self, from: peerEncoded) == peerModel,
+            "\(file): typed encode vs JSONEncoder")
+
+        let timed = BenchmarkSupport.timed()
+
+        Benchmark("json.decode.value \(size) Courier", configuration: timed) { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try! codec.decode(data, hints: hints)) }
+        }
+        Benchmark("json.decode.value \(size) JSONSerialization", configuration: timed) { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try! JSONSerialization.jsonObject(with: data)) }
+        }
+
+        Benchmark("json.decode.model \(size) Courier", configuration: timed) { benchmark in
+            let decoder = ValueDecoder()
+            for _ in benchmark.scaledIterations {
+                blackHole(try! codec.decode(UserListPage.self, from: data, hints: hints, decoder: decoder))
+            }
+        }
+        Benchmark("json.decode.model \(size) JSONDecoder", configuration: timed) { benchmark in
+            let decoder = JSONDecoder()
+            for _ in benchmark.scaledIterations { blackHole(try! decoder.decode(UserListPage.self, from: data)) }
+        }
+
+        Benchmark("json.encode.model \(size) Courier", configuration: timed) { benchmark in
+            let encoder = ValueEncoder()
+            for _ in benchmark.scaledIterations {
+                blackHole(try! codec.encode(model: peerModel, hints: hints, encoder: encoder))
+            }
+        }
+        Benchmark("json.encode.model \(size) JSONEncoder", configuration: timed) { benchmark in
+            let encoder = JSONEncoder()
+            for _ in benchmark.scaledIterations { blackHole(try! encoder.encode(peerModel)) }
+        }
+
+        guard size == "5000" else { continue }
+        // Peak memory of one typed decode: how far the process's peak resident size rises above what it holds.
+        Benchmark("memory.decode.model \(size) Courier", configuration: BenchmarkSupport.memory()) { benchmark in
+            BenchmarkSupport.measurePeakMemory(benchmark) {
+                blackHole(try! codec.decode(UserListPage.self, from: data, hints: hints, decoder: ValueDecoder()))
+            }
+        }
+        Benchmark("memory.decode.model \(size) JSONDecoder", configuration: BenchmarkSupport.memory()) { benchmark in
+            BenchmarkSupport.measurePeakMemory(benchmark) {
+                blackHole(try! JSONDecoder().decode(UserListPage.self, from: data))
+            }
+        }
+    }
+}
