@@ -67,15 +67,16 @@ test-tsan: deps venv
 ##        Benchmarks/Benchmarks/<Group>, Courier's light targets only, no NIO), each beside its peer (Foundation,
 ##        swift-protobuf, XMLCoder) in the same run; then Scripts/bench-table.py prints issue 14's ratio table from
 ##        the run's medians, every benchmark's time percentiles and mallocs per operation, and the hostile inputs
-##        per byte. BENCH_TARGETS='JSON|XML' picks groups (Chain JSON Protobuf XML Schema Hostile), BENCH_FILTER
-##        picks benchmarks by name (regular expressions; e.g. BENCH_FILTER='5000'). The run's export and notes:
+##        per byte. BENCH_TARGETS='JSON|XML' picks groups (Chain JSON Protobuf XML Schema Hostile; a regular
+##        expression matching the whole name), BENCH_FILTER='5000' benchmarks whose name contains a match (e.g.
+##        'json.decode.model|memory'). The run's export and notes:
 ##        Benchmarks/.build/bench-results/
 BENCH_RESULTS := $(CURDIR)/Benchmarks/.build/bench-results
 bench: deps
 	rm -rf $(BENCH_RESULTS) && mkdir -p $(BENCH_RESULTS)
 	COURIER_BENCH_NOTES=$(BENCH_RESULTS) $(SWIFT) package --package-path Benchmarks \
 		--allow-writing-to-package-directory benchmark --no-progress --format jmh --path $(BENCH_RESULTS) \
-		$(if $(BENCH_TARGETS),--target '$(BENCH_TARGETS)') $(if $(BENCH_FILTER),--filter '$(BENCH_FILTER)')
+		$(if $(BENCH_TARGETS),--target '$(BENCH_TARGETS)') $(if $(BENCH_FILTER),--filter '.*($(BENCH_FILTER)).*')
 	BENCH_PARTIAL=$(if $(BENCH_TARGETS)$(BENCH_FILTER),1) python3 Scripts/bench-table.py $(BENCH_RESULTS)
 
 ## bench-transfers: peak memory growth of a 200 MB streamed upload and a 200 MB interrupted-then-resumed
