@@ -101,7 +101,7 @@ public final class CourierClient: Sendable {
 
     /// Sends `endpoint` and returns the decoded body as a raw ``Value``.
     public func send(_ endpoint: Endpoint, options: CallOptions = CallOptions()) async throws -> Reply<Value> {
-        try await dispatch(endpoint, options: options).reply
+        try await startRaw(endpoint, options: options, immediately: !Task.isCancelled).reply
     }
 
     /// Sends `endpoint` and decodes the body into `type`, with ``CallOptions/decoder`` or else the client's
@@ -109,7 +109,7 @@ public final class CourierClient: Sendable {
     public func send<T: Decodable & Sendable>(
         _ endpoint: Endpoint, decoding type: T.Type, options: CallOptions = CallOptions()
     ) async throws -> Reply<T> {
-        try await dispatch(endpoint, decoding: type, options: options).reply
+        try await startTyped(endpoint, decoding: type, options: options, immediately: !Task.isCancelled).reply
     }
 
     /// Sends `endpoint` and decodes only the value at `path` (dotted keys and indices: `data.items`,
@@ -122,21 +122,33 @@ public final class CourierClient: Sendable {
     public func send<T: Decodable & Sendable>(
         _ endpoint: Endpoint, decoding type: T.Type, at path: String, options: CallOptions = CallOptions()
     ) async throws -> Reply<T> {
-        try await dispatch(endpoint, decoding: type, at: path, options: options).reply
+        try await startTyped(endpoint, decoding: type, at: path, options: options, immediately: !Task.isCancelled).reply
     }
 
     /// Starts `endpoint` now and returns a handle to await or cancel it.
     public func dispatch(_ endpoint: Endpoint, options: CallOptions = CallOptions()) -> Call<Value> {
-        start(endpoint, options: options, shape: endpoint.responseShape) { $0 }
+        startRaw(endpoint, options: options, immediately: false)
+    }
+
+    private func startRaw(_ endpoint: Endpoint, options: CallOptions, immediately: Bool) -> Call<Value> {
+        start(endpoint, options: options, shape: endpoint.responseShape, immediately: immediately) { $0 }
     }
 
     /// Starts `endpoint` now, decoding into `type`, and returns a handle to await or cancel it.
     public func dispatch<T: Decodable & Sendable>(
         _ endpoint: Endpoint, decoding type: T.Type, options: CallOptions = CallOptions()
     ) -> Call<T> {
+        startTyped(endpoint, decoding: type, options: options, immediately: false)
+    }
+
+    private func startTyped<T: Decodable & Sendable>(
+        _ endpoint: Endpoint, decoding type: T.Type, options: CallOptions, immediately: Bool
+    ) -> Call<T> {
         let decoder = options.decoder ?? configuration.decoder
         let shape = endpoint.responseShape ?? self.shape(of: type, keys: decoder.keyStrategy)
-        return start(endpoint, options: options, shape: shape, variant: Self.variant(of: decoder)) { value in
+        return start(
+            endpoint, options: options, shape: shape, variant: { Self.variant(of: decoder) }, immediately: immediately
+        ) { value in
             try decoder.decode(T.self, from: value)
         }
     }
@@ -146,12 +158,18 @@ public final class CourierClient: Sendable {
     public func dispatch<T: Decodable & Sendable>(
         _ endpoint: Endpoint, decoding type: T.Type, at path: String, options: CallOptions = CallOptions()
     ) -> Call<T> {
+        startTyped(endpoint, decoding: type, at: path, options: options, immediately: false)
+    }
+
+    private func startTyped<T: Decodable & Sendable>(
+        _ endpoint: Endpoint, decoding type: T.Type, at path: String, options: CallOptions, immediately: Bool
+    ) -> Call<T> {
         let decoder = options.decoder ?? configuration.decoder
         let components = PathComponent.parse(path)
         let shape = endpoint.responseShape
             ?? ValueShape.nesting(self.shape(of: type, keys: decoder.keyStrategy), at: components)
-        let variant = Self.variant(of: decoder) + " at " + PathComponent.render(components)
-        return start(endpoint, options: options, shape: shape, variant: variant) { value in
+        let variant = { Self.variant(of: decoder) + " at " + PathComponent.render(components) }
+        return start(endpoint, options: options, shape: shape, variant: variant, immediately: immediately) { value in
             try decoder.decode(T.self, from: value, at: components)
         }
     }
@@ -163,9 +181,13 @@ public final class CourierClient: Sendable {
             + (decoder.userInfo.isEmpty ? "" : " userInfo \(decoder.userInfo.keys.map(\.rawValue).sorted())")
     }
 
+    /// Starts a call. `immediately`: the call's task starts on the caller's thread and runs until its first
+    /// real suspension (`Task.immediate`), so a call that never waits (a cache hit, an in-memory answer) costs
+    /// no thread hop; `send` uses it (its caller awaits the reply at once), `dispatch` does not (it returns the
+    /// handle before any of the call runs).
     func start<T: Sendable>(
-        _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?, variant: String = "",
-        decode: @escaping @Sendable (Value) throws -> T
+        _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?, variant: () -> String = { "" },
+        immediately: Bool = false, decode: @escaping @Sendable (Value) throws -> T
     ) -> Call<T> {
         let id = CallID.next()
         let handle = CancelHandle()
@@ -175,13 +197,13 @@ public final class CourierClient: Sendable {
             $0[id] = Entry(module: endpoint.module.name, endpoint: endpoint.name, tags: endpoint.tags,
                            cancel: { handle.cancel() })
         }
-        let identity = endpoint.duplicatePolicy == .allow ? nil : identity(of: endpoint, decoding: T.self, variant: variant)
-        let task: Task<Reply<T>, any Error>
+        let identity = endpoint.duplicatePolicy == .allow ? nil : identity(of: endpoint, decoding: T.self, variant: variant())
+        let body: @Sendable () async throws -> Reply<T>
         if let identity, endpoint.duplicatePolicy == .share,
            let leader = identical.withLock({ $0[identity]?.outcome as? SharedOutcome<T> })
         {
             // Share the running exchange: wait for its reply (cancelling this call stops only the wait).
-            task = Task(priority: endpoint.priority.taskPriority) {
+            body = {
                 defer {
                     _ = self.calls.withLock { $0.removeValue(forKey: id) }
                     progress.finish()
@@ -194,7 +216,9 @@ public final class CourierClient: Sendable {
             let previous = identity.flatMap { key in identical.withLock { $0[key]?.id } }
             if endpoint.duplicatePolicy == .cancelPrevious, let previous { cancel(previous) }
             let outcome = SharedOutcome<T>()
-            task = Task(priority: endpoint.priority.taskPriority) {
+            // Registered before the task starts, so the task's own removal always comes after it.
+            if let identity { identical.withLock { $0[identity] = (id, outcome) } }
+            body = {
                 defer {
                     _ = self.calls.withLock { $0.removeValue(forKey: id) }
                     progress.finish()
@@ -212,8 +236,9 @@ public final class CourierClient: Sendable {
                     throw error
                 }
             }
-            if let identity { identical.withLock { $0[identity] = (id, outcome) } }
         }
+        let priority = endpoint.priority.taskPriority
+        let task = immediately ? Task.immediate(priority: priority, operation: body) : Task(priority: priority, operation: body)
         handle.attach { task.cancel() }
         return Call(id: id, task: task, progressChannel: progress)
     }
@@ -281,15 +306,19 @@ public final class CourierClient: Sendable {
 
     /// Builds the chain's first request for `endpoint` (URL, header fields, body, formats).
     package func makeRequest(for endpoint: Endpoint) throws -> CourierRequest {
+        try makeRequestAndURL(for: endpoint).request
+    }
+
+    /// ``makeRequest(for:)`` and the endpoint's URL it was built from.
+    private func makeRequestAndURL(for endpoint: Endpoint) throws -> (request: CourierRequest, url: URL) {
         // One read of the service's current host: the URL and the base the routing stage moves from agree.
         let baseURL = endpoint.module.service.currentBaseURL
         let url = try endpoint.url(on: baseURL)
         // The path and query keep the percent-encoding they were given (`%2F` stays `%2F`): `URL.path` would
         // decode them, and re-encoding cannot tell an escaped slash from a separator.
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        var path = components?.percentEncodedPath ?? ""
-        if path.isEmpty { path = "/" }
-        if let query = components?.percentEncodedQuery { path += "?" + query }
+        // `url.absoluteString` is the text as parsed (invalid characters already percent-encoded); the target
+        // starts at the first `/`, `?` or `#` after `scheme://` (an authority holds none of them).
+        let path = Self.requestTarget(ofAbsolute: url.absoluteString)
         var head = HTTPRequest(method: endpoint.method, scheme: url.scheme, authority: url.courierAuthority, path: path)
         head.headerFields = endpoint.module.headers
         for field in endpoint.headers {
@@ -301,7 +330,7 @@ public final class CourierClient: Sendable {
         var responseHints = CodingHints()
         responseHints.messageType = endpoint.responseMessage
         responseHints.shape = endpoint.responseShape
-        return CourierRequest(
+        let request = CourierRequest(
             head: head, payload: endpoint.rawBody == nil && endpoint.bodyStream == nil ? endpoint.body : nil,
             body: endpoint.bodyStream == nil ? endpoint.rawBody : nil,
             format: endpoint.requestFormat, hints: hints, responseFormat: endpoint.responseFormat,
@@ -309,6 +338,36 @@ public final class CourierClient: Sendable {
             isReplayable: endpoint.isReplayable && (endpoint.bodyStream?.isReplayable ?? true),
             baseURL: endpoint.isAbsolute ? nil : baseURL,
             bodyStream: endpoint.bodyStream)
+        return (request, url)
+    }
+
+    /// The URL the call's first request went to: `parsed` (the endpoint's URL) when its text is the request's,
+    /// else the URL the request's head spells.
+    private static func url(of request: CourierRequest, parsed: URL) -> URL? {
+        guard let scheme = request.head.scheme, let authority = request.head.authority else { return nil }
+        let text = "\(scheme)://\(authority)\(request.head.path ?? "/")"
+        return text == parsed.absoluteString ? parsed : URL(string: text)
+    }
+
+    /// The request target (`/path?query`, no fragment; `/` for an empty path) of an absolute URL's text: what
+    /// follows `scheme://authority`.
+    static func requestTarget(ofAbsolute text: String) -> String {
+        let utf8 = text.utf8
+        var index = utf8.startIndex
+        if let colon = utf8.firstIndex(of: UInt8(ascii: ":")) {
+            index = utf8.index(after: colon)
+            for _ in 0..<2 where index != utf8.endIndex && utf8[index] == UInt8(ascii: "/") {
+                index = utf8.index(after: index)
+            }
+        }
+        while index != utf8.endIndex, utf8[index] != UInt8(ascii: "/"), utf8[index] != UInt8(ascii: "?"),
+            utf8[index] != UInt8(ascii: "#")
+        {
+            index = utf8.index(after: index)
+        }
+        var target = RequestTarget(String(text[index...]))
+        target.fragment = nil
+        return target.text
     }
 
     private func perform<T: Sendable>(
@@ -332,7 +391,7 @@ public final class CourierClient: Sendable {
         let startDate = Date()
         let recorder = options.trace ? TraceRecorder(redaction: configuration.redaction) : nil
         do {
-            var request = try makeRequest(for: endpoint)
+            var (request, url) = try makeRequestAndURL(for: endpoint)
             if request.responseHints.shape == nil { request.responseHints.shape = shape }
             if let timeout = options.timeout { request.timeout = timeout }
             errorContext.request = request.summary
@@ -363,7 +422,7 @@ public final class CourierClient: Sendable {
                 callID: id, status: response.head.status, headerFields: response.head.headerFields,
                 body: response.body, format: response.format, source: response.source, startDate: startDate,
                 duration: clock.now - started, trace: recorder?.trace, cacheRejection: response.cacheRejection,
-                redirects: response.redirects, url: response.redirects.last?.to ?? RedirectInterceptor.url(of: request))
+                redirects: response.redirects, url: response.redirects.last?.to ?? Self.url(of: request, parsed: url))
             logger.debug("done", metadata: ["status": "\(response.head.status.code)",
                                             "duration": "\(metadata.duration)", "source": "\(response.source)"])
             return Reply(value: decoded, metadata: metadata)

@@ -54,26 +54,40 @@ public struct ContentFormat: Hashable, Sendable, CustomStringConvertible {
 
     /// The format a `Content-Type` header value names, if Courier knows it.
     public init?(contentType: String) {
-        let essence = String(contentType.split(separator: ";").first ?? "")
-            .filter { $0 != " " && $0 != "\t" }.lowercased()
-        switch essence {
-        case "application/json", "text/json": self = .json
-        case "application/xml", "text/xml": self = .xml
-        case "application/x-protobuf", "application/protobuf", "application/vnd.google.protobuf",
-            "application/octet-stream+protobuf":
-            self = .protobuf
-        case "application/x-www-form-urlencoded": self = .form
-        case "text/plain": self = .text
-        case "application/octet-stream": self = .binary
-        default:
-            if essence.hasSuffix("+json") {
-                self = .json
-            } else if essence.hasSuffix("+xml") {
-                self = .xml
-            } else {
-                return nil
+        // Every response goes through here: compare the essence's bytes (spaces and tabs dropped, ASCII
+        // lower-cased, up to the first `;`) with the known types instead of building strings.
+        var text = contentType
+        let found = text.withUTF8 { bytes in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { essence in
+                var count = 0
+                for byte in bytes {
+                    if byte == UInt8(ascii: ";") { break }
+                    if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") { continue }
+                    essence[count] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                    count += 1
+                }
+                return Self.format(ofEssence: UnsafeBufferPointer(rebasing: essence[..<count]))
             }
         }
+        guard let found else { return nil }
+        self = found
+    }
+
+    /// The media types Courier reads as each format, lower-case.
+    private static let mediaTypes: [(essence: [UInt8], format: ContentFormat)] = ([
+        ("application/json", .json), ("text/json", .json), ("application/xml", .xml), ("text/xml", .xml),
+        ("application/x-protobuf", .protobuf), ("application/protobuf", .protobuf),
+        ("application/vnd.google.protobuf", .protobuf), ("application/octet-stream+protobuf", .protobuf),
+        ("application/x-www-form-urlencoded", .form), ("text/plain", .text), ("application/octet-stream", .binary),
+    ] as [(String, ContentFormat)]).map { (Array($0.0.utf8), $0.1) }
+
+    private static func format(ofEssence essence: UnsafeBufferPointer<UInt8>) -> ContentFormat? {
+        for known in mediaTypes where known.essence.count == essence.count && known.essence.elementsEqual(essence) {
+            return known.format
+        }
+        if essence.count >= 5, essence[(essence.count - 5)...].elementsEqual("+json".utf8) { return .json }
+        if essence.count >= 4, essence[(essence.count - 4)...].elementsEqual("+xml".utf8) { return .xml }
+        return nil
     }
 }
 

@@ -54,7 +54,7 @@ package struct CodecStage: Interceptor {
 
     func decode(_ response: inout CourierResponse, for request: CourierRequest, codecs: CodecSet) throws {
         guard response.value == nil, !response.body.isEmpty else { return }
-        let declared = response.head.headerFields[.contentType]
+        let declared = response.head.headerFields.contentType
         let format: ContentFormat
         if let expected = request.responseFormat {
             format = expected

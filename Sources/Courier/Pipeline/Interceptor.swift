@@ -1,4 +1,5 @@
 public import Logging
+import Synchronization
 
 /// One stage of the pipeline, seeing both directions: it receives the request and a ``InterceptorNext``,
 /// may change the request, awaits `next`, and may change the response or the error on the way back. It can
@@ -132,26 +133,93 @@ public struct InterceptorNext: Sendable {
 /// ```
 public struct InterceptorContext: Sendable {
     /// The call's identifier.
-    public var callID: CallID
+    public var callID: CallID {
+        get { fields.callID }
+        set { uniqueFields().callID = newValue }
+    }
     /// The endpoint being called.
-    public var endpoint: Endpoint
+    public var endpoint: Endpoint {
+        get { fields.endpoint }
+        set { uniqueFields().endpoint = newValue }
+    }
     /// The endpoint's module.
-    public var module: APIModule { endpoint.module }
+    public var module: APIModule { fields.endpoint.module }
     /// The client's codecs (for interceptors that re-encode bodies).
-    public var codecs: CodecSet
+    public var codecs: CodecSet {
+        get { fields.codecs }
+        set { uniqueFields().codecs = newValue }
+    }
     /// The client's logger, with the call id in its metadata.
-    public var logger: Logger
+    public var logger: Logger {
+        get { fields.logger }
+        set { uniqueFields().logger = newValue }
+    }
     /// The clock interceptors should use for delays and timing (injectable for tests).
-    public var clock: any Clock<Duration>
+    public var clock: any Clock<Duration> {
+        get { fields.clock }
+        set { uniqueFields().clock = newValue }
+    }
     /// Set by the ``CourierClient`` so work started with ``startBackgroundWork(_:)`` is tracked and cancellable.
-    var backgroundStarter: BackgroundStarter?
+    var backgroundStarter: BackgroundStarter? {
+        get { fields.backgroundStarter }
+        set { uniqueFields().backgroundStarter = newValue }
+    }
     /// State shared by every stage of this call (one per call, across retries and replays).
-    public let storage: CallStorage
+    public var storage: CallStorage { fields.storage }
     /// Set by the ``CourierClient`` for typed calls: turns the outcome's value into the caller's model (run by the
     /// built-in `result` stage, so observers see a decoding failure as the call's failure).
-    var resultDecoder: (@Sendable (Value) throws -> any Sendable)?
+    var resultDecoder: (@Sendable (Value) throws -> any Sendable)? {
+        get { fields.resultDecoder }
+        set { uniqueFields().resultDecoder = newValue }
+    }
     /// Set by the ``CourierClient``: where the call's transfer progress is published (``Call/progress``).
-    var progress: ProgressChannel?
+    var progress: ProgressChannel? {
+        get { fields.progress }
+        set { uniqueFields().progress = newValue }
+    }
+
+    /// The context's fields in one box, copied on write: every stage of a call receives the context, and
+    /// copying one reference is much cheaper than copying an endpoint, a logger and a codec set.
+    private final class Fields: @unchecked Sendable {
+        // Mutated only through `uniqueFields()`, when this box is not shared.
+        var callID: CallID
+        var endpoint: Endpoint
+        var codecs: CodecSet
+        var logger: Logger
+        var clock: any Clock<Duration>
+        var backgroundStarter: BackgroundStarter?
+        let storage: CallStorage
+        var resultDecoder: (@Sendable (Value) throws -> any Sendable)?
+        var progress: ProgressChannel?
+
+        init(
+            callID: CallID, endpoint: Endpoint, codecs: CodecSet, logger: Logger, clock: any Clock<Duration>,
+            storage: CallStorage
+        ) {
+            self.callID = callID
+            self.endpoint = endpoint
+            self.codecs = codecs
+            self.logger = logger
+            self.clock = clock
+            self.storage = storage
+        }
+
+        func copy() -> Fields {
+            let copy = Fields(
+                callID: callID, endpoint: endpoint, codecs: codecs, logger: logger, clock: clock, storage: storage)
+            copy.backgroundStarter = backgroundStarter
+            copy.resultDecoder = resultDecoder
+            copy.progress = progress
+            return copy
+        }
+    }
+
+    private var fields: Fields
+
+    private mutating func uniqueFields() -> Fields {
+        if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+        return fields
+    }
 
     /// Publishes `progress` on the call's handle (``Call/progress``); reports that go backwards are dropped.
     /// The pipeline reports streamed bodies itself; a stage that moves bytes of its own can report too.
@@ -165,12 +233,8 @@ public struct InterceptorContext: Sendable {
         logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() }),
         clock: any Clock<Duration> = ContinuousClock()
     ) {
-        self.callID = callID
-        self.endpoint = endpoint
-        self.codecs = codecs
-        self.logger = logger
-        self.clock = clock
-        self.storage = CallStorage()
+        fields = Fields(
+            callID: callID, endpoint: endpoint, codecs: codecs, logger: logger, clock: clock, storage: CallStorage())
     }
 
     /// Registers `handler` to see every request exactly as the transport is given it (after shaping,
@@ -202,6 +266,7 @@ public struct InterceptorContext: Sendable {
     /// ```
     public func observeStages(with observer: some StageObserver) {
         storage.stageObservers.withLock { $0.append(observer) }
+        storage.observesStages.store(true, ordering: .releasing)
     }
 
     /// Tells every ``onSend(_:)`` handler that `request` is being sent.
@@ -253,6 +318,8 @@ public final class CallStorage: Sendable {
     private let values = Locked<[ObjectIdentifier: any Sendable]>([:])
     let sendHandlers = Locked<[@Sendable (CourierRequest) -> Void]>([])
     let stageObservers = Locked<[any StageObserver]>([])
+    /// Whether ``stageObservers`` has any: read by every stage of every call, so it skips the lock.
+    let observesStages = Atomic<Bool>(false)
 
     /// Empty storage.
     public init() {}

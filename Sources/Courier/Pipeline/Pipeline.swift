@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTPTypes
+import Synchronization
 
 /// The chain of one call, built once as an immutable value: the interceptors ordered by role (see
 /// ``Interceptor`` for the diagram), global → module → endpoint within each role, with the built-in stages
@@ -30,13 +31,28 @@ public struct Pipeline: Sendable {
         codec: any Interceptor = CodecStage(), transport: any Transport,
         transportOptions: TransportOptions = TransportOptions()
     ) {
-        let all = global + module + endpoint
-        func role(_ role: InterceptorRole) -> [any Interceptor] { all.filter { $0.role == role } }
-        var stages = role(.observation)
+        // Built for every call: each interceptor's role read once, then one array filled role by role.
+        var tagged: [(role: InterceptorRole, interceptor: any Interceptor)] = []
+        tagged.reserveCapacity(global.count + module.count + endpoint.count)
+        for interceptor in global { tagged.append((interceptor.role, interceptor)) }
+        for interceptor in module { tagged.append((interceptor.role, interceptor)) }
+        for interceptor in endpoint { tagged.append((interceptor.role, interceptor)) }
+        var stages: [any Interceptor] = []
+        stages.reserveCapacity(tagged.count + 4)
+        func append(_ role: InterceptorRole) {
+            for entry in tagged where entry.role == role { stages.append(entry.interceptor) }
+        }
+        append(.observation)
         stages.append(ResultStage())
-        stages += role(.shaping) + role(.cache) + role(.validation) + role(.resilience) + role(.routing)
-        stages += [RoutingStage(), ErrorMappingStage(), codec]
-        stages += role(.network)
+        append(.shaping)
+        append(.cache)
+        append(.validation)
+        append(.resilience)
+        append(.routing)
+        stages.append(RoutingStage())
+        stages.append(ErrorMappingStage())
+        stages.append(codec)
+        append(.network)
         self.stages = stages
         self.transport = transport
         self.transportOptions = transportOptions
@@ -60,8 +76,10 @@ public struct Pipeline: Sendable {
     private func run(
         _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
     ) async throws -> CourierResponse {
+        guard context.storage.observesStages.load(ordering: .acquiring) else {
+            return try await runStage(index, request, context, recorder)
+        }
         let observers = context.storage.stageObservers.withLock { $0 }
-        if observers.isEmpty { return try await runStage(index, request, context, recorder) }
         let name = index == stages.count ? "transport" : stages[index].name
         return try await Self.observed(name, request, context, observers[...]) { request in
             try await runStage(index, request, context, recorder)
@@ -118,7 +136,7 @@ public struct Pipeline: Sendable {
             } else {
                 (head, body) = try await transport.send(request.head, body: request.body, options: transportOptions)
             }
-            let format = head.headerFields[.contentType].flatMap(ContentFormat.init(contentType:))
+            let format = head.headerFields.contentType.flatMap(ContentFormat.init(contentType:))
             return CourierResponse(head: head, body: body, format: format, source: .network)
         }
         do {
@@ -160,5 +178,18 @@ public struct Pipeline: Sendable {
         var wrapped = CourierError.wrap(error, as: .interceptorFailure, detail: "interceptor \(stage) failed")
         if wrapped.context.stage == nil { wrapped.context.stage = stage }
         return wrapped
+    }
+}
+
+extension HTTPFields {
+    /// The `Content-Type` value: the field's own value when there is one field (the usual case, without the
+    /// joining the name subscript does), else the values joined as the name subscript joins them.
+    var contentType: String? {
+        var found: String?
+        for field in self where field.name == .contentType {
+            if found != nil { return self[.contentType] }
+            found = field.value
+        }
+        return found
     }
 }

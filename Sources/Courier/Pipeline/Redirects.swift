@@ -127,7 +127,6 @@ package struct RedirectInterceptor: Interceptor {
     ) async throws -> CourierResponse {
         var current = request
         var hops: [RedirectHop] = []
-        let origin = Self.url(of: request).map(Origin.init)
         while true {
             var response = try await next(current)
             let status = Int(response.head.status.code)
@@ -149,7 +148,8 @@ package struct RedirectInterceptor: Interceptor {
                 throw Self.refused("the redirect's Location '\(location)' is not an http or https URL")
             }
             let targetOrigin = Origin(target)
-            if policy.mode == .sameOrigin, targetOrigin != origin {
+            // The first request's origin, worked out only when a redirect comes (most calls have none).
+            if policy.mode == .sameOrigin, targetOrigin != Self.url(of: request).map(Origin.init) {
                 throw Self.refused(
                     "the redirect goes to another origin (\(target.absoluteString)); the policy follows the same origin only")
             }
