@@ -61,6 +61,7 @@ enum TypedXML {
         return actual
     }
 
+    @discardableResult
     static func check<T: Decodable & Equatable>(
         _ type: T.Type, _ xml: String, hints: CodingHints = CodingHints(), decoder: ValueDecoder = ValueDecoder(),
         codec: XMLCodec = XMLCodec(), sourceLocation: SourceLocation = #_sourceLocation

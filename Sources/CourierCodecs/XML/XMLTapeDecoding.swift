@@ -32,13 +32,15 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
     // MARK: Containers
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .object(let start, let count) = tape.nodes[Int(node)] else { throw bail() }
-        return KeyedDecodingContainer(XMLTapeKeyedContainer<Key>(tape: tape, start: Int(start), end: Int(start + count)))
+        let n = tape.nodes[Int(node)]
+        guard n.kind == XMLTape.Node.object else { throw bail() }
+        return KeyedDecodingContainer(XMLTapeKeyedContainer<Key>(tape: tape, start: Int(n.start), end: Int(n.start + n.count)))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard case .array(let start, let count) = tape.nodes[Int(node)] else { throw bail() }
-        return XMLTapeUnkeyedContainer(tape: tape, start: Int(start), count: Int(count))
+        let n = tape.nodes[Int(node)]
+        guard n.kind == XMLTape.Node.array else { throw bail() }
+        return XMLTapeUnkeyedContainer(tape: tape, start: Int(n.start), count: Int(n.count))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
@@ -66,36 +68,45 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
 
     // MARK: Scalars
 
+    /// The scalar of a leaf node; `nil` (never a `Value` case) for containers.
+    @inline(__always)
+    var leaf: Value? {
+        let n = tape.nodes[Int(node)]
+        return n.kind == XMLTape.Node.leaf ? tape.leaves[Int(n.start)] : nil
+    }
+
     func decodeNil() -> Bool {
-        if case .leaf(.null) = tape.nodes[Int(node)] { return true }
+        let n = tape.nodes[Int(node)]
+        guard n.kind == XMLTape.Node.leaf else { return false }
+        if case .null = tape.leaves[Int(n.start)] { return true }
         return false
     }
 
     func decode(_ type: Bool.Type) throws -> Bool {
-        guard case .leaf(.bool(let b)) = tape.nodes[Int(node)] else { throw bail() }
+        guard case .bool(let b)? = leaf else { throw bail() }
         return b
     }
 
     func decode(_ type: String.Type) throws -> String {
-        guard case .leaf(.string(let s)) = tape.nodes[Int(node)] else { throw bail() }
+        guard case .string(let s)? = leaf else { throw bail() }
         return s
     }
 
     func decode(_ type: Double.Type) throws -> Double {
-        switch tape.nodes[Int(node)] {
-        case .leaf(.double(let d)): return d
-        case .leaf(.int(let i)): return Double(i)
-        case .leaf(.uint(let u)): return Double(u)
+        switch leaf {
+        case .some(.double(let d)): return d
+        case .some(.int(let i)): return Double(i)
+        case .some(.uint(let u)): return Double(u)
         default: return try delegated(Double.self)
         }
     }
 
     func decode(_ type: Float.Type) throws -> Float {
         let d: Double
-        switch tape.nodes[Int(node)] {
-        case .leaf(.double(let v)): d = v
-        case .leaf(.int(let i)): d = Double(i)
-        case .leaf(.uint(let u)): d = Double(u)
+        switch leaf {
+        case .some(.double(let v)): d = v
+        case .some(.int(let i)): d = Double(i)
+        case .some(.uint(let u)): d = Double(u)
         default: return try delegated(Float.self)
         }
         let f = Float(d)
@@ -105,10 +116,10 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
 
     @inline(__always)
     func integer<T: FixedWidthInteger & Decodable>(_ type: T.Type) throws -> T {
-        switch tape.nodes[Int(node)] {
-        case .leaf(.int(let i)):
+        switch leaf {
+        case .some(.int(let i)):
             if let v = T(exactly: i) { return v }
-        case .leaf(.uint(let u)):
+        case .some(.uint(let u)):
             if let v = T(exactly: u) { return v }
         default:
             return try delegated(T.self)
@@ -130,18 +141,15 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
 }
 
 /// A keyed container over an object node's members.
-final class XMLTapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+struct XMLTapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let tape: XMLTape
     let start: Int
     let end: Int
-    /// Where the next lookup probably is (models usually read members in order).
-    var hint: Int
 
     init(tape: XMLTape, start: Int, end: Int) {
         self.tape = tape
         self.start = start
         self.end = end
-        hint = start
     }
 
     var codingPath: [any CodingKey] {
@@ -158,15 +166,15 @@ final class XMLTapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     @inline(__always)
     private func find(_ key: Key) -> Int32? {
         let name = key.stringValue
-        let h = hint
-        if h < end, tape.names[Int(tape.memberKeys[h])] == name {
-            hint = h + 1
+        let h = tape.hint
+        if h >= start, h < end, tape.names[Int(tape.memberKeys[h])] == name {
+            tape.hint = h + 1
             return tape.memberNodes[h]
         }
         var i = start
         while i < end {
             if tape.names[Int(tape.memberKeys[i])] == name {
-                hint = i + 1
+                tape.hint = i + 1
                 return tape.memberNodes[i]
             }
             i += 1

@@ -42,7 +42,9 @@ enum XMLTapeReader {
             }
             let state = UnsafeMutablePointer<XMLTapeBuilder>.allocate(capacity: 1)
             state.initialize(to: XMLTapeBuilder(shape: shape, limits: limits, decoder: decoder))
+            state.pointee.reserve(forBytes: raw.count)
             defer {
+                state.pointee.frames.release()
                 state.deinitialize(count: 1)
                 state.deallocate()
             }
@@ -114,16 +116,20 @@ private func tapeBuilder(_ ctx: UnsafeMutableRawPointer?) -> UnsafeMutablePointe
 
 /// A read document: nodes and the flat arrays their containers point into.
 final class XMLTape {
-    /// One node: a scalar (any `Value` that is not a container), or a container's range.
-    enum Node {
-        case leaf(Value)
-        /// Members `start..<start+count` of ``memberKeys`` / ``memberNodes``.
-        case object(start: Int32, count: Int32)
-        /// Items `start..<start+count` of ``items``.
-        case array(start: Int32, count: Int32)
+    /// One node: a scalar (``leaves``[`start`], any `Value` that is not a container), an object (members
+    /// `start..<start+count` of ``memberKeys`` / ``memberNodes``) or an array (``items``
+    /// `start..<start+count`).
+    struct Node {
+        static let leaf: UInt8 = 0
+        static let object: UInt8 = 1
+        static let array: UInt8 = 2
+        var kind: UInt8
+        var start: Int32
+        var count: Int32
     }
 
     let nodes: [Node]
+    let leaves: [Value]
     let memberKeys: [Int32]
     let memberNodes: [Int32]
     let items: [Int32]
@@ -133,13 +139,17 @@ final class XMLTape {
     let decoder: ValueDecoder
     let userInfo: [CodingUserInfoKey: Any]
     /// Set when a request could not be answered exactly as the pivot would; the pivot then runs.
-    var bailed = false
+    @exclusivity(unchecked) var bailed = false
+    /// Where the next keyed lookup probably is (models usually read members in order): a guess shared by
+    /// all containers, checked before use.
+    @exclusivity(unchecked) var hint = 0
 
     init(
-        nodes: [Node], memberKeys: [Int32], memberNodes: [Int32], items: [Int32], names: [String], root: Int32,
-        decoder: ValueDecoder
+        nodes: [Node], leaves: [Value], memberKeys: [Int32], memberNodes: [Int32], items: [Int32], names: [String],
+        root: Int32, decoder: ValueDecoder
     ) {
         self.nodes = nodes
+        self.leaves = leaves
         self.memberKeys = memberKeys
         self.memberNodes = memberNodes
         self.items = items
@@ -153,14 +163,17 @@ final class XMLTape {
 
     /// The node as the pivot's `Value`.
     func value(_ node: Int32) -> Value {
-        switch nodes[Int(node)] {
-        case .leaf(let v): return v
-        case .array(let start, let count):
+        let n = nodes[Int(node)]
+        let start = n.start
+        let count = n.count
+        switch n.kind {
+        case Node.leaf: return leaves[Int(start)]
+        case Node.array:
             var elements: [Value] = []
             elements.reserveCapacity(Int(count))
             for i in Int(start)..<Int(start + count) { elements.append(value(items[i])) }
             return .array(elements)
-        case .object(let start, let count):
+        default:
             var keys: [String] = []
             var values: [Value] = []
             keys.reserveCapacity(Int(count))
@@ -176,21 +189,6 @@ final class XMLTape {
 
 /// The SAX state of one tape parse: ``XMLTreeBuilder``'s logic, with nodes instead of values.
 struct XMLTapeBuilder {
-    struct Frame {
-        var name: Int32
-        var shapeID: Int32
-        var shape: ValueShape
-        var optional: Bool
-        var arrayMember: Bool
-        var wrapper: Bool
-        var isNil: Bool
-        var textStart: Int
-        var membersStart: Int
-        var attributeCount: Int
-        var childCount: Int
-        var firstChild: Int32
-    }
-
     struct Member {
         var name: Int32
         var spread: Bool
@@ -200,35 +198,25 @@ struct XMLTapeBuilder {
         var emptyItem: Int32 = -1
     }
 
-    struct NameKey: Hashable {
-        var prefix: UnsafeRawPointer?
-        var local: UnsafeRawPointer?
-        var kind: UInt8
-    }
-
-    struct ShapeKey: Hashable {
-        var parent: Int32
-        var name: Int32
-    }
-
     var context: xmlParserCtxtPtr?
     let rootShape: ValueShape
     let limits: DecodingLimits
     let decoder: ValueDecoder
     var failed = false
     var totalNodes = 0
-    var frames: [Frame] = []
+    var frames = XMLTreeBuilder.FrameStack()
     var members: [Member] = []
     var text: [UInt8] = []
-    var nameIDs: [NameKey: Int32] = [:]
+    var nameIDs = XMLTreeBuilder.NameTable()
     /// Ids by name: a name reached by two routes (an element and a shape's required array) has one id.
     var stringIDs: [String: Int32] = ["#text": 0]
     var names: [String] = ["#text"]
     var resolvedShapes: [XMLTreeBuilder.ResolvedShape] = [
         XMLTreeBuilder.ResolvedShape(shape: .any, optional: false, arrayMember: false)
     ]
-    var shapeCache: [ShapeKey: Int32] = [:]
+    var shapeCache = XMLTreeBuilder.IDTable()
     var nodes: [XMLTape.Node] = []
+    var leaves: [Value] = []
     var memberKeys: [Int32] = []
     var memberNodes: [Int32] = []
     var items: [Int32] = []
@@ -240,14 +228,24 @@ struct XMLTapeBuilder {
         rootShape = shape
         self.limits = limits
         self.decoder = decoder
-        frames.reserveCapacity(32)
         members.reserveCapacity(64)
         text.reserveCapacity(256)
     }
 
+    /// Reserves room for the nodes of a document of `size` bytes (about one node per 24 bytes of XML),
+    /// so that the arrays do not regrow while reading.
+    mutating func reserve(forBytes size: Int) {
+        let estimate = min(size / 24, 1 << 20)
+        nodes.reserveCapacity(estimate)
+        leaves.reserveCapacity(estimate)
+        memberKeys.reserveCapacity(estimate)
+        memberNodes.reserveCapacity(estimate)
+        items.reserveCapacity(estimate / 4)
+    }
+
     func finishTape() -> XMLTape {
         XMLTape(
-            nodes: nodes, memberKeys: memberKeys, memberNodes: memberNodes, items: items, names: names, root: root,
+            nodes: nodes, leaves: leaves, memberKeys: memberKeys, memberNodes: memberNodes, items: items, names: names, root: root,
             decoder: decoder)
     }
 
@@ -260,8 +258,8 @@ struct XMLTapeBuilder {
     // MARK: Names
 
     private mutating func intern(prefix: UnsafePointer<xmlChar>?, local: UnsafePointer<xmlChar>?, kind: UInt8) -> Int32 {
-        let key = NameKey(prefix: UnsafeRawPointer(prefix), local: UnsafeRawPointer(local), kind: kind)
-        if let id = nameIDs[key] { return id }
+        let key = XMLTreeBuilder.NameKey(prefix: UnsafeRawPointer(prefix), local: UnsafeRawPointer(local), kind: kind)
+        if let id = nameIDs.find(key) { return id }
         var name: String
         switch kind {
         case 2: name = "@xmlns"
@@ -279,7 +277,7 @@ struct XMLTapeBuilder {
         }
         if kind != 2, let local { name += String(cString: local) }
         let id = intern(name)
-        nameIDs[key] = id
+        nameIDs.insert(key, id)
         return id
     }
 
@@ -295,30 +293,31 @@ struct XMLTapeBuilder {
 
     private mutating func leaf(_ value: Value) -> Int32 {
         if case .object(let object) = value, object.isEmpty { return emptyObject() }
-        nodes.append(.leaf(value))
+        nodes.append(XMLTape.Node(kind: XMLTape.Node.leaf, start: Int32(leaves.count), count: 0))
+        leaves.append(value)
         return Int32(nodes.count - 1)
     }
 
     private mutating func emptyObject() -> Int32 {
-        nodes.append(.object(start: Int32(memberKeys.count), count: 0))
+        nodes.append(XMLTape.Node(kind: XMLTape.Node.object, start: Int32(memberKeys.count), count: 0))
         return Int32(nodes.count - 1)
     }
 
     private mutating func array(_ elements: [Int32]) -> Int32 {
-        nodes.append(.array(start: Int32(items.count), count: Int32(elements.count)))
+        nodes.append(XMLTape.Node(kind: XMLTape.Node.array, start: Int32(items.count), count: Int32(elements.count)))
         items.append(contentsOf: elements)
         return Int32(nodes.count - 1)
     }
 
     private mutating func arrayOfOne(_ element: Int32) -> Int32 {
-        nodes.append(.array(start: Int32(items.count), count: 1))
+        nodes.append(XMLTape.Node(kind: XMLTape.Node.array, start: Int32(items.count), count: 1))
         items.append(element)
         return Int32(nodes.count - 1)
     }
 
     private func isEmptyArray(_ node: Int32) -> Bool {
-        if case .array(_, let count) = nodes[Int(node)] { return count == 0 }
-        return false
+        let n = nodes[Int(node)]
+        return n.kind == XMLTape.Node.array && n.count == 0
     }
 
     // MARK: Shapes
@@ -355,10 +354,10 @@ struct XMLTapeBuilder {
     }
 
     private mutating func resolve(parent: Int32, name: Int32, _ member: (ValueShape) -> ValueShape) -> Int32 {
-        let key = ShapeKey(parent: parent, name: name)
-        if let id = shapeCache[key] { return id }
+        let key = UInt64(UInt32(bitPattern: parent)) << 32 | UInt64(UInt32(bitPattern: name))
+        if let id = shapeCache.find(key) { return id }
         let id = register(member(resolvedShapes[Int(parent)].shape))
-        shapeCache[key] = id
+        shapeCache.insert(key, id)
         return id
     }
 
@@ -382,12 +381,14 @@ struct XMLTapeBuilder {
         totalNodes += 1 + namespaceCount + attributeCount
         if totalNodes > limits.maximumTotalValues { return bail() }
         if attributeCount + namespaceCount > limits.maximumAttributesPerElement { return bail() }
-        if let p = frames.indices.last, frames[p].childCount + frames[p].attributeCount >= limits.maximumContainerCount {
-            return bail()
+        if frames.count > 0 {
+            let p = frames.count - 1
+            if frames[p].childCount + frames[p].attributeCount >= limits.maximumContainerCount { return bail() }
         }
         let name = intern(prefix: prefix, local: localname, kind: 0)
         var resolvedID: Int32 = 0
-        if let p = frames.indices.last {
+        if frames.count > 0 {
+            let p = frames.count - 1
             frames[p].childCount += 1
             if frames[p].childCount == 1 { frames[p].firstChild = name }
             if frames[p].wrapper {
@@ -398,8 +399,14 @@ struct XMLTapeBuilder {
                     frames[p].wrapper = true
                     resolvedID = resolve(parent: frames[p].shapeID, name: -1) { $0 }
                 } else {
-                    let key = names[Int(name)]
-                    resolvedID = resolve(parent: frames[p].shapeID, name: name) { $0.member(key) }
+                    let parent = frames[p].shapeID
+                    let cacheKey = UInt64(UInt32(bitPattern: parent)) << 32 | UInt64(UInt32(bitPattern: name))
+                    if let id = shapeCache.find(cacheKey) {
+                        resolvedID = id
+                    } else {
+                        let key = names[Int(name)]
+                        resolvedID = resolve(parent: parent, name: name) { $0.member(key) }
+                    }
                 }
             }
         } else {
@@ -409,7 +416,7 @@ struct XMLTapeBuilder {
         let membersStart = members.count
         var isNil = false
         frames.append(
-            Frame(
+            XMLTreeBuilder.Frame(
                 name: name, shapeID: resolvedID, shape: resolved.shape, optional: resolved.optional,
                 arrayMember: resolved.arrayMember, wrapper: false, isNil: false, textStart: text.count,
                 membersStart: membersStart, attributeCount: 0, childCount: 0, firstChild: -1))
@@ -462,13 +469,14 @@ struct XMLTapeBuilder {
     private static let nilName: [xmlChar] = Array("nil".utf8) + [0]
 
     mutating func characters(_ bytes: UnsafePointer<xmlChar>?, _ length: Int) {
-        guard !failed, let bytes, length > 0, let top = frames.last else { return }
-        if text.count - top.textStart + length > limits.maximumStringLength { return bail() }
+        guard !failed, let bytes, length > 0, frames.count > 0 else { return }
+        if text.count - frames[frames.count - 1].textStart + length > limits.maximumStringLength { return bail() }
         text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
     }
 
     mutating func endElement() {
-        guard !failed, let frame = frames.popLast() else { return }
+        guard !failed, frames.count > 0 else { return }
+        let frame = frames.removeLast()
         var node: Int32
         let spread: Bool
         var emptyItem: Int32 = -1
@@ -480,7 +488,9 @@ struct XMLTapeBuilder {
             {
                 emptyItem = leaf(item)
             }
-            if frame.shapeID != 0, case .object(let start, let count) = nodes[Int(node)] {
+            if frame.shapeID != 0, nodes[Int(node)].kind == XMLTape.Node.object {
+                let start = nodes[Int(node)].start
+                let count = nodes[Int(node)].count
                 let required = requiredArrays(frame.shapeID)
                 if !required.isEmpty {
                     var missing: [Int32] = []
@@ -526,18 +536,19 @@ struct XMLTapeBuilder {
     }
 
     private mutating func object(_ keys: [Int32], _ values: [Int32]) -> Int32 {
-        nodes.append(.object(start: Int32(memberKeys.count), count: Int32(keys.count)))
+        nodes.append(XMLTape.Node(kind: XMLTape.Node.object, start: Int32(memberKeys.count), count: Int32(keys.count)))
         memberKeys.append(contentsOf: keys)
         memberNodes.append(contentsOf: values)
         return Int32(nodes.count - 1)
     }
 
-    private mutating func finish(_ frame: Frame) throws(XMLMapping.Mismatch) -> (Int32, Bool) {
+    private mutating func finish(_ frame: XMLTreeBuilder.Frame) throws(XMLMapping.Mismatch) -> (Int32, Bool) {
         if frame.isNil { return (leaf(.null), false) }
         let textCount = text.count - frame.textStart
         if frame.wrapper {
             let start = frame.membersStart + frame.attributeCount
-            nodes.append(.array(start: Int32(items.count), count: Int32(members.count - start)))
+            nodes.append(
+                XMLTape.Node(kind: XMLTape.Node.array, start: Int32(items.count), count: Int32(members.count - start)))
             for m in members[start...] { items.append(m.node) }
             return (Int32(nodes.count - 1), true)
         }
@@ -585,19 +596,21 @@ struct XMLTapeBuilder {
             }
             return (object(keys, values), false)
         }
-        // No repeats: member nodes first (they may add nodes), then the member range in one go.
-        var values: [Int32] = []
-        values.reserveCapacity(slice.count + 1)
-        for m in slice { values.append(memberNode(m)) }
-        var count = slice.count
-        if let textValue {
-            values.append(leaf(textValue))
-            count += 1
+        // No repeats: the members go straight to the member arrays (``memberNode(_:)`` and ``leaf(_:)``
+        // only add nodes, items and leaves).
+        let start = Int32(memberKeys.count)
+        var i = frame.membersStart
+        while i < members.count {
+            let m = members[i]
+            memberKeys.append(m.name)
+            memberNodes.append(memberNode(m))
+            i += 1
         }
-        nodes.append(.object(start: Int32(memberKeys.count), count: Int32(count)))
-        for m in slice { memberKeys.append(m.name) }
-        if textValue != nil { memberKeys.append(0) }
-        memberNodes.append(contentsOf: values)
+        if let textValue {
+            memberKeys.append(0)
+            memberNodes.append(leaf(textValue))
+        }
+        nodes.append(XMLTape.Node(kind: XMLTape.Node.object, start: start, count: Int32(memberKeys.count) - start))
         return (Int32(nodes.count - 1), false)
     }
 
@@ -613,8 +626,9 @@ struct XMLTapeBuilder {
         for m in group {
             if m.emptyItem >= 0 {
                 elements.append(m.emptyItem)
-            } else if m.spread, case .array(let start, let count) = nodes[Int(m.node)] {
-                elements.append(contentsOf: items[Int(start)..<Int(start + count)])
+            } else if m.spread, nodes[Int(m.node)].kind == XMLTape.Node.array {
+                let n = nodes[Int(m.node)]
+                elements.append(contentsOf: items[Int(n.start)..<Int(n.start + n.count)])
             } else {
                 elements.append(m.node)
             }
