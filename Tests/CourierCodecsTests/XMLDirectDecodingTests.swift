@@ -373,4 +373,33 @@ struct TypedEnums: Codable, Equatable {
         hints.shape = .object(["tags": .any])
         TypedXML.check(Tags.self, xml, hints: hints)
     }
+
+    @Test func typedEncodingWritesThePivotsBytesWithEveryOption() throws {
+        var generator = ModelGenerator(seed: 31, options: ModelGenerator.Options().carried(by: [.xml]))
+        var snake = ValueEncoder()
+        snake.keyStrategy = .convertToSnakeCase
+        snake.dateStrategy = .millisecondsSince1970
+        let encoders = [ValueEncoder(), snake]
+        var wrapped = XMLCodec.Options()
+        wrapped.arrayItemName = .dropTrailingS
+        wrapped.prettyPrinted = true
+        wrapped.writesDeclaration = false
+        let codecs = [XMLCodec(), XMLCodec(options: wrapped)]
+        for i in 0..<100 {
+            let profile = try generator.next(Profile.self)
+            let encoder = encoders[i % 2]
+            let codec = codecs[(i / 2) % 2]
+            var hints = CodingHints()
+            hints.rootName = i % 3 == 0 ? "p:profile" : "profile"
+            if i % 5 == 0 { hints.xmlArrayLayout = .wrapped("item") }
+            let pivot = Result { try codec.encode(encoder.encode(profile), hints: hints) }
+            let direct = Result { try codec.encode(model: profile, hints: hints, encoder: encoder) }
+            switch (pivot, direct) {
+            case (.success(let a), .success(let b)): #expect(a == b)
+            case (.failure(let a as CourierError), .failure(let b as CourierError)):
+                #expect(a.code == b.code && a.context.codingPath == b.context.codingPath)
+            default: Issue.record("encoding differs: \(pivot) vs \(direct)")
+            }
+        }
+    }
 }
