@@ -208,8 +208,6 @@ struct XMLTapeBuilder {
     var members: [Member] = []
     var text: [UInt8] = []
     var nameIDs = XMLTreeBuilder.NameTable()
-    /// Ids by name: a name reached by two routes (an element and a shape's required array) has one id.
-    var stringIDs: [String: Int32] = ["#text": 0]
     var names: [String] = ["#text"]
     var resolvedShapes: [XMLTreeBuilder.ResolvedShape] = [
         XMLTreeBuilder.ResolvedShape(shape: .any, optional: false, arrayMember: false)
@@ -276,16 +274,9 @@ struct XMLTapeBuilder {
             }
         }
         if kind != 2, let local { name += String(cString: local) }
-        let id = intern(name)
-        nameIDs.insert(key, id)
-        return id
-    }
-
-    private mutating func intern(_ name: String) -> Int32 {
-        if let id = stringIDs[name] { return id }
         let id = Int32(names.count)
         names.append(name)
-        stringIDs[name] = id
+        nameIDs.insert(key, id)
         return id
     }
 
@@ -496,7 +487,7 @@ struct XMLTapeBuilder {
                     var missing: [Int32] = []
                     for key in required {
                         var found = false
-                        for i in Int(start)..<Int(start + count) where memberKeys[i] == key {
+                        for i in Int(start)..<Int(start + count) where names[Int(memberKeys[i])] == names[Int(key)] {
                             found = true
                             break
                         }
@@ -530,7 +521,11 @@ struct XMLTapeBuilder {
     private mutating func requiredArrays(_ shapeID: Int32) -> [Int32] {
         if let known = requiredIDs[Int(shapeID)] { return known }
         var ids: [Int32] = []
-        for key in resolvedShapes[Int(shapeID)].requiredArrays { ids.append(intern(key)) }
+        // Names of their own: members are matched to them by name, not by id.
+        for key in resolvedShapes[Int(shapeID)].requiredArrays {
+            ids.append(Int32(names.count))
+            names.append(key)
+        }
         requiredIDs[Int(shapeID)] = ids
         return ids
     }
