@@ -49,12 +49,65 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
 
     /// Decodes `T` from this node, as `ValueDecoding.unwrap` does.
     func unwrap<T: Decodable>(_ type: T.Type) throws -> T {
+        // Lists of common scalars skip the generic `Array.init(from:)` (which gives the same result); a
+        // list with anything else goes through it.
+        if T.self == [String].self, let fast = scalars({ (v: Value) -> String? in v.stringValue }) {
+            return unsafeBitCast(fast, to: T.self)
+        }
+        if T.self == [Int].self, let fast = scalars({ (v: Value) -> Int? in Self.exactInteger(v) }) {
+            return unsafeBitCast(fast, to: T.self)
+        }
+        if T.self == [Int64].self, let fast = scalars({ (v: Value) -> Int64? in Self.exactInteger(v) }) {
+            return unsafeBitCast(fast, to: T.self)
+        }
+        if T.self == [Double].self, let fast = scalars({ (v: Value) -> Double? in Self.plainDouble(v) }) {
+            return unsafeBitCast(fast, to: T.self)
+        }
+        if T.self == [Bool].self, let fast = scalars({ (v: Value) -> Bool? in v.boolValue }) {
+            return unsafeBitCast(fast, to: T.self)
+        }
         if T.self == Value.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
             || T.self == Decimal.self
         {
             return try delegated(T.self)
         }
         return try T(from: self)
+    }
+
+    /// The items of this array node converted by `convert`; `nil` when this is not an array or an item
+    /// does not convert.
+    private func scalars<E>(_ convert: (Value) -> E?) -> [E]? {
+        let n = tape.nodes[Int(node)]
+        guard n.kind == XMLTape.Node.array else { return nil }
+        var result: [E] = []
+        result.reserveCapacity(Int(n.count))
+        for i in Int(n.start)..<Int(n.start + n.count) {
+            let item = tape.nodes[Int(tape.items[i])]
+            guard item.kind == XMLTape.Node.leaf, let converted = convert(tape.leaves[Int(item.start)]) else {
+                return nil
+            }
+            result.append(converted)
+        }
+        return result
+    }
+
+    /// An `.int` or `.uint` that fits `T` exactly, as `ValueDecoder` reads it.
+    private static func exactInteger<T: FixedWidthInteger>(_ value: Value) -> T? {
+        switch value {
+        case .int(let i): return T(exactly: i)
+        case .uint(let u): return T(exactly: u)
+        default: return nil
+        }
+    }
+
+    /// The number of a `.double`, `.int` or `.uint`, as `ValueDecoder` reads it.
+    private static func plainDouble(_ value: Value) -> Double? {
+        switch value {
+        case .double(let d): return d
+        case .int(let i): return Double(i)
+        case .uint(let u): return Double(u)
+        default: return nil
+        }
     }
 
     /// `T` decoded by the call's `ValueDecoder` from this node as a `Value`.
@@ -277,28 +330,31 @@ struct XMLTapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 /// An unkeyed container over an array node's items.
 struct XMLTapeUnkeyedContainer: UnkeyedDecodingContainer {
     let tape: XMLTape
-    let start: Int
-    let total: Int
+    // Three words in all, so that the existential holds it without a box.
+    private let first: Int32
+    private let total: Int32
     private(set) var currentIndex = 0
 
     init(tape: XMLTape, start: Int, count: Int) {
         self.tape = tape
-        self.start = start
-        total = count
+        first = Int32(start)
+        total = Int32(count)
     }
+
+    private var start: Int { Int(first) }
 
     var codingPath: [any CodingKey] {
         tape.bailed = true
         return []
     }
 
-    var count: Int? { total }
-    var isAtEnd: Bool { currentIndex >= total }
+    var count: Int? { Int(total) }
+    var isAtEnd: Bool { currentIndex >= Int(total) }
 
     /// The decoder of the current item, moving past it.
     @inline(__always)
     private mutating func next() throws -> XMLTapeDecoding {
-        guard currentIndex < total else {
+        guard currentIndex < Int(total) else {
             tape.bailed = true
             throw XMLTapeReader.Bail()
         }
@@ -308,7 +364,7 @@ struct XMLTapeUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decodeNil() throws -> Bool {
-        guard currentIndex < total else {
+        guard currentIndex < Int(total) else {
             tape.bailed = true
             throw XMLTapeReader.Bail()
         }
