@@ -230,10 +230,10 @@ struct XMLTapeBuilder {
         text.reserveCapacity(256)
     }
 
-    /// Reserves room for the nodes of a document of `size` bytes (about one node per 24 bytes of XML),
-    /// so that the arrays do not regrow while reading.
+    /// Reserves room for the nodes of a document of `size` bytes (about one node per 24 bytes of XML, at
+    /// most 65,536 up front, as a document of one long text needs none), so that the arrays seldom regrow.
     mutating func reserve(forBytes size: Int) {
-        let estimate = min(size / 24, 1 << 20)
+        let estimate = min(size / 24, 1 << 16)
         nodes.reserveCapacity(estimate)
         leaves.reserveCapacity(estimate)
         memberKeys.reserveCapacity(estimate)
