@@ -34,7 +34,8 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let n = tape.nodes[Int(node)]
         guard n.kind == XMLTape.Node.object else { throw bail() }
-        return KeyedDecodingContainer(XMLTapeKeyedContainer<Key>(tape: tape, start: Int(n.start), end: Int(n.start + n.count)))
+        let container = XMLTapeKeyedContainer<Key>(tape: tape, start: Int(n.start), end: Int(n.start + n.count))
+        return KeyedDecodingContainer(container)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -311,7 +312,9 @@ struct XMLTapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         // The pivot reads the member `super`, or null without one.
         var i = start
         while i < end {
-            if tape.names[Int(tape.memberKeys[i])] == "super" { return XMLTapeDecoding(tape: tape, node: tape.memberNodes[i]) }
+            if tape.names[Int(tape.memberKeys[i])] == "super" {
+                return XMLTapeDecoding(tape: tape, node: tape.memberNodes[i])
+            }
             i += 1
         }
         tape.bailed = true

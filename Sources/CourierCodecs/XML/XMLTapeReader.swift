@@ -243,8 +243,8 @@ struct XMLTapeBuilder {
 
     func finishTape() -> XMLTape {
         XMLTape(
-            nodes: nodes, leaves: leaves, memberKeys: memberKeys, memberNodes: memberNodes, items: items, names: names, root: root,
-            decoder: decoder)
+            nodes: nodes, leaves: leaves, memberKeys: memberKeys, memberNodes: memberNodes, items: items, names: names,
+            root: root, decoder: decoder)
     }
 
     mutating func bail() {
@@ -255,7 +255,9 @@ struct XMLTapeBuilder {
 
     // MARK: Names
 
-    private mutating func intern(prefix: UnsafePointer<xmlChar>?, local: UnsafePointer<xmlChar>?, kind: UInt8) -> Int32 {
+    private mutating func intern(
+        prefix: UnsafePointer<xmlChar>?, local: UnsafePointer<xmlChar>?, kind: UInt8
+    ) -> Int32 {
         let key = XMLTreeBuilder.NameKey(prefix: UnsafeRawPointer(prefix), local: UnsafeRawPointer(local), kind: kind)
         if let id = nameIDs.find(key) { return id }
         var name: String
@@ -514,7 +516,8 @@ struct XMLTapeBuilder {
             root = frame.arrayMember && !spread ? arrayOfOne(node) : node
         } else {
             members.append(
-                Member(name: frame.name, spread: spread, arrayShaped: frame.arrayMember, node: node, emptyItem: emptyItem))
+                Member(
+                    name: frame.name, spread: spread, arrayShaped: frame.arrayMember, node: node, emptyItem: emptyItem))
         }
     }
 
@@ -551,7 +554,8 @@ struct XMLTapeBuilder {
             if frame.arrayMember, textCount == 0 { return (array([]), true) }
             let value = try text.withUnsafeBufferPointer { all throws(XMLMapping.Mismatch) in
                 try XMLMapping.scalar(
-                    UnsafeBufferPointer(rebasing: all[frame.textStart...]), shape: frame.shape, optional: frame.optional)
+                    UnsafeBufferPointer(rebasing: all[frame.textStart...]), shape: frame.shape,
+                    optional: frame.optional)
             }
             return (leaf(value), false)
         }
