@@ -81,7 +81,7 @@ public struct KeyCodingStrategy: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `userID` → `user_id`, `userId` → `user_id`, `URLValue` → `url_value`.
-    static func snakeCase(fromCamelCase key: String) -> String {
+    package static func snakeCase(fromCamelCase key: String) -> String {
         let scalars = Array(key.unicodeScalars)
         guard scalars.contains(where: { $0.properties.isUppercase }) else { return key }
         var result = ""

@@ -62,7 +62,7 @@ public indirect enum ValueShape: Sendable, Hashable {
     }
 
     /// The shape with every object member renamed by `rename` (map keys are data, not renamed).
-    func mappingKeys(_ rename: (String) -> String) -> ValueShape {
+    package func mappingKeys(_ rename: (String) -> String) -> ValueShape {
         switch self {
         case .object(let members):
             var renamed: [String: ValueShape] = [:]

@@ -14,6 +14,9 @@ enum XMLReader {
     /// Runs libxml2's one-time global initialisation exactly once.
     private static let initialized: Void = { xmlInitParser() }()
 
+    /// Runs libxml2's one-time global initialisation if no read has yet.
+    static func initialize() { _ = initialized }
+
     /// libxml2's own nesting limit without `XML_PARSE_HUGE` (`xmlParserMaxDepth`).
     static let libxml2MaximumDepth = 256
 

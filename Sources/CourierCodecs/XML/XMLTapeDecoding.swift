@@ -1,0 +1,405 @@
+import Courier
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The `Decoder` over one node of an ``XMLTape``: `ValueDecoder`'s answers for the common requests
+/// (containers, strings, booleans, integers and numbers held exactly), read in place. Everything else —
+/// dates, data, URLs, decimals, `Value`, numbers kept as text, lenient numbers — is handed to the
+/// call's own `ValueDecoder` with the node materialised as a `Value`, so it answers the same by
+/// construction. Any failure, and the requests it does not answer (`codingPath`, a super decoder where
+/// the member is missing), mark the tape as bailed: the codec then runs the pivot.
+struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
+    let tape: XMLTape
+    let node: Int32
+
+    /// Not answered on the tape: asking for it sends the call to the pivot.
+    var codingPath: [any CodingKey] {
+        tape.bailed = true
+        return []
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] { tape.userInfo }
+
+    /// Marks the tape as bailed and returns the error to throw.
+    func bail() -> XMLTapeReader.Bail {
+        tape.bailed = true
+        return XMLTapeReader.Bail()
+    }
+
+    // MARK: Containers
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        let n = tape.nodes[Int(node)]
+        guard n.kind == XMLTape.Node.object else { throw bail() }
+        let container = XMLTapeKeyedContainer<Key>(tape: tape, start: Int(n.start), end: Int(n.start + n.count))
+        return KeyedDecodingContainer(container)
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let n = tape.nodes[Int(node)]
+        guard n.kind == XMLTape.Node.array else { throw bail() }
+        return XMLTapeUnkeyedContainer(tape: tape, start: Int(n.start), count: Int(n.count))
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    // MARK: Nested values
+
+    /// Decodes `T` from this node, as `ValueDecoding.unwrap` does.
+    func unwrap<T: Decodable>(_ type: T.Type) throws -> T {
+        // Lists of common scalars skip the generic `Array.init(from:)` (which gives the same result); a
+        // list with anything else goes through it.
+        if T.self == [String].self, let fast = scalars({ (v: Value) -> String? in v.stringValue }) {
+            return unsafeBitCast(fast, to: T.self)
+        }
+        if T.self == [Int].self, let fast = scalars({ (v: Value) -> Int? in Self.exactInteger(v) }) {
+            return unsafeBitCast(fast, to: T.self)
+        }
+        if T.self == [Int64].self, let fast = scalars({ (v: Value) -> Int64? in Self.exactInteger(v) }) {
+            return unsafeBitCast(fast, to: T.self)
+        }
+        if T.self == [Double].self, let fast = scalars({ (v: Value) -> Double? in Self.plainDouble(v) }) {
+            return unsafeBitCast(fast, to: T.self)
+        }
+        if T.self == [Bool].self, let fast = scalars({ (v: Value) -> Bool? in v.boolValue }) {
+            return unsafeBitCast(fast, to: T.self)
+        }
+        if T.self == Value.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
+            || T.self == Decimal.self
+        {
+            return try delegated(T.self)
+        }
+        return try T(from: self)
+    }
+
+    /// The items of this array node converted by `convert`; `nil` when this is not an array or an item
+    /// does not convert.
+    private func scalars<E>(_ convert: (Value) -> E?) -> [E]? {
+        let n = tape.nodes[Int(node)]
+        guard n.kind == XMLTape.Node.array else { return nil }
+        var result: [E] = []
+        result.reserveCapacity(Int(n.count))
+        for i in Int(n.start)..<Int(n.start + n.count) {
+            let item = tape.nodes[Int(tape.items[i])]
+            guard item.kind == XMLTape.Node.leaf, let converted = convert(tape.leaves[Int(item.start)]) else {
+                return nil
+            }
+            result.append(converted)
+        }
+        return result
+    }
+
+    /// An `.int` or `.uint` that fits `T` exactly, as `ValueDecoder` reads it.
+    private static func exactInteger<T: FixedWidthInteger>(_ value: Value) -> T? {
+        switch value {
+        case .int(let i): return T(exactly: i)
+        case .uint(let u): return T(exactly: u)
+        default: return nil
+        }
+    }
+
+    /// The number of a `.double`, `.int` or `.uint`, as `ValueDecoder` reads it.
+    private static func plainDouble(_ value: Value) -> Double? {
+        switch value {
+        case .double(let d): return d
+        case .int(let i): return Double(i)
+        case .uint(let u): return Double(u)
+        default: return nil
+        }
+    }
+
+    /// `T` decoded by the call's `ValueDecoder` from this node as a `Value`.
+    func delegated<T: Decodable>(_ type: T.Type) throws -> T {
+        do {
+            return try tape.decoder.decode(T.self, from: tape.value(node))
+        } catch {
+            throw bail()
+        }
+    }
+
+    // MARK: Scalars
+
+    /// The scalar of a leaf node; `nil` (never a `Value` case) for containers.
+    @inline(__always)
+    var leaf: Value? {
+        let n = tape.nodes[Int(node)]
+        return n.kind == XMLTape.Node.leaf ? tape.leaves[Int(n.start)] : nil
+    }
+
+    func decodeNil() -> Bool {
+        let n = tape.nodes[Int(node)]
+        guard n.kind == XMLTape.Node.leaf else { return false }
+        if case .null = tape.leaves[Int(n.start)] { return true }
+        return false
+    }
+
+    func decode(_ type: Bool.Type) throws -> Bool {
+        guard case .bool(let b)? = leaf else { throw bail() }
+        return b
+    }
+
+    func decode(_ type: String.Type) throws -> String {
+        guard case .string(let s)? = leaf else { throw bail() }
+        return s
+    }
+
+    func decode(_ type: Double.Type) throws -> Double {
+        switch leaf {
+        case .some(.double(let d)): return d
+        case .some(.int(let i)): return Double(i)
+        case .some(.uint(let u)): return Double(u)
+        default: return try delegated(Double.self)
+        }
+    }
+
+    func decode(_ type: Float.Type) throws -> Float {
+        let d: Double
+        switch leaf {
+        case .some(.double(let v)): d = v
+        case .some(.int(let i)): d = Double(i)
+        case .some(.uint(let u)): d = Double(u)
+        default: return try delegated(Float.self)
+        }
+        let f = Float(d)
+        guard f.isFinite || !d.isFinite else { throw bail() }
+        return f
+    }
+
+    @inline(__always)
+    func integer<T: FixedWidthInteger & Decodable>(_ type: T.Type) throws -> T {
+        switch leaf {
+        case .some(.int(let i)):
+            if let v = T(exactly: i) { return v }
+        case .some(.uint(let u)):
+            if let v = T(exactly: u) { return v }
+        default:
+            return try delegated(T.self)
+        }
+        throw bail()
+    }
+
+    func decode(_ type: Int.Type) throws -> Int { try integer(Int.self) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try integer(Int8.self) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try integer(Int16.self) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try integer(Int32.self) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try integer(Int64.self) }
+    func decode(_ type: UInt.Type) throws -> UInt { try integer(UInt.self) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(UInt8.self) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(UInt16.self) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(UInt32.self) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(UInt64.self) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try unwrap(T.self) }
+}
+
+/// A keyed container over an object node's members.
+struct XMLTapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let tape: XMLTape
+    let start: Int
+    let end: Int
+
+    init(tape: XMLTape, start: Int, end: Int) {
+        self.tape = tape
+        self.start = start
+        self.end = end
+    }
+
+    var codingPath: [any CodingKey] {
+        tape.bailed = true
+        return []
+    }
+
+    var allKeys: [Key] {
+        (start..<end).compactMap { Key(stringValue: tape.names[Int(tape.memberKeys[$0])]) }
+    }
+
+    func contains(_ key: Key) -> Bool { find(key) != nil }
+
+    @inline(__always)
+    private func find(_ key: Key) -> Int32? {
+        let name = key.stringValue
+        let h = tape.hint
+        if h >= start, h < end, tape.names[Int(tape.memberKeys[h])] == name {
+            tape.hint = h + 1
+            return tape.memberNodes[h]
+        }
+        var i = start
+        while i < end {
+            if tape.names[Int(tape.memberKeys[i])] == name {
+                tape.hint = i + 1
+                return tape.memberNodes[i]
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    @inline(__always)
+    private func require(_ key: Key) throws -> XMLTapeDecoding {
+        guard let node = find(key) else {
+            tape.bailed = true
+            throw XMLTapeReader.Bail()
+        }
+        return XMLTapeDecoding(tape: tape, node: node)
+    }
+
+    /// The member for `decodeIfPresent`: `nil` when absent or null.
+    @inline(__always)
+    private func present(_ key: Key) -> XMLTapeDecoding? {
+        guard let node = find(key) else { return nil }
+        let member = XMLTapeDecoding(tape: tape, node: node)
+        return member.decodeNil() ? nil : member
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try require(key).decodeNil() }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try require(key).decode(Bool.self) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try require(key).decode(String.self) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try require(key).decode(Double.self) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try require(key).decode(Float.self) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try require(key).integer(Int.self) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try require(key).integer(Int8.self) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try require(key).integer(Int16.self) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try require(key).integer(Int32.self) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try require(key).integer(Int64.self) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try require(key).integer(UInt.self) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try require(key).integer(UInt8.self) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try require(key).integer(UInt16.self) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try require(key).integer(UInt32.self) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try require(key).integer(UInt64.self) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try require(key).unwrap(T.self) }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key)?.decode(Bool.self) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try present(key)?.decode(String.self)
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try present(key)?.decode(Double.self)
+    }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try present(key)?.decode(Float.self) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key)?.integer(Int.self) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try present(key)?.integer(Int8.self) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try present(key)?.integer(Int16.self) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try present(key)?.integer(Int32.self) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(key)?.integer(Int64.self) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try present(key)?.integer(UInt.self) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try present(key)?.integer(UInt8.self) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+        try present(key)?.integer(UInt16.self)
+    }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        try present(key)?.integer(UInt32.self)
+    }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        try present(key)?.integer(UInt64.self)
+    }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try present(key)?.unwrap(T.self)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try require(key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try require(key).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        // The pivot reads the member `super`, or null without one.
+        var i = start
+        while i < end {
+            if tape.names[Int(tape.memberKeys[i])] == "super" {
+                return XMLTapeDecoding(tape: tape, node: tape.memberNodes[i])
+            }
+            i += 1
+        }
+        tape.bailed = true
+        throw XMLTapeReader.Bail()
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        guard let node = find(key) else {
+            tape.bailed = true
+            throw XMLTapeReader.Bail()
+        }
+        return XMLTapeDecoding(tape: tape, node: node)
+    }
+}
+
+/// An unkeyed container over an array node's items.
+struct XMLTapeUnkeyedContainer: UnkeyedDecodingContainer {
+    let tape: XMLTape
+    // Three words in all, so that the existential holds it without a box.
+    private let first: Int32
+    private let total: Int32
+    private(set) var currentIndex = 0
+
+    init(tape: XMLTape, start: Int, count: Int) {
+        self.tape = tape
+        first = Int32(start)
+        total = Int32(count)
+    }
+
+    private var start: Int { Int(first) }
+
+    var codingPath: [any CodingKey] {
+        tape.bailed = true
+        return []
+    }
+
+    var count: Int? { Int(total) }
+    var isAtEnd: Bool { currentIndex >= Int(total) }
+
+    /// The decoder of the current item, moving past it.
+    @inline(__always)
+    private mutating func next() throws -> XMLTapeDecoding {
+        guard currentIndex < Int(total) else {
+            tape.bailed = true
+            throw XMLTapeReader.Bail()
+        }
+        let item = XMLTapeDecoding(tape: tape, node: tape.items[start + currentIndex])
+        currentIndex += 1
+        return item
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard currentIndex < Int(total) else {
+            tape.bailed = true
+            throw XMLTapeReader.Bail()
+        }
+        guard XMLTapeDecoding(tape: tape, node: tape.items[start + currentIndex]).decodeNil() else { return false }
+        currentIndex += 1
+        return true
+    }
+
+    // A failed item leaves the index where it was in the pivot, but any failure bails anyway.
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try next().decode(Bool.self) }
+    mutating func decode(_ type: String.Type) throws -> String { try next().decode(String.self) }
+    mutating func decode(_ type: Double.Type) throws -> Double { try next().decode(Double.self) }
+    mutating func decode(_ type: Float.Type) throws -> Float { try next().decode(Float.self) }
+    mutating func decode(_ type: Int.Type) throws -> Int { try next().integer(Int.self) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next().integer(Int8.self) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next().integer(Int16.self) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next().integer(Int32.self) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next().integer(Int64.self) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try next().integer(UInt.self) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next().integer(UInt8.self) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next().integer(UInt16.self) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next().integer(UInt32.self) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next().integer(UInt64.self) }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().unwrap(T.self) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try next().container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
+
+    mutating func superDecoder() throws -> any Decoder { try next() }
+}

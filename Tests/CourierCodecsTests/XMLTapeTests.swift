@@ -1,0 +1,85 @@
+import Courier
+import CourierTestSupport
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import CourierCodecs
+
+/// The tape behind ``XMLCodec/decode(_:from:hints:decoder:)`` answers the common models itself (no
+/// fallback to the pivot), and a tape materialised as a `Value` is the pivot's `Value`.
+@Suite struct XMLTapeTests {
+    /// The model decoded from the tape alone, `nil` when the tape path bails.
+    static func tapeOnly<T: Decodable>(_ type: T.Type, _ data: Data, shape: ValueShape? = nil) -> T? {
+        let shape = shape ?? ValueShape(of: T.self)
+        guard let tape = XMLTapeReader.read(data, shape: shape, limits: DecodingLimits(), decoder: ValueDecoder()) else {
+            return nil
+        }
+        let model = try? XMLTapeDecoding(tape: tape, node: tape.root).unwrap(T.self)
+        return tape.bailed ? nil : model
+    }
+
+    @Test(arguments: ["users_10", "users_5000"])
+    func theFixturesNeverFallBack(name: String) throws {
+        let data = try Data(contentsOf: Repository.root.appendingPathComponent("Fixtures/\(name).xml"))
+        let page = try #require(Self.tapeOnly(TypedPage.self, data))
+        let pivot = try ValueDecoder().decode(
+            TypedPage.self, from: XMLCodec().decode(data, hints: { var h = CodingHints(); h.shape = ValueShape(of: TypedPage.self); return h }()))
+        #expect(page == pivot)
+    }
+
+    @Test func generatedPagesAndProfilesNeverFallBack() throws {
+        var generator = ModelGenerator(seed: 5150, options: ModelGenerator.Options().carried(by: [.xml]))
+        var profiles = 0
+        for i in 0..<200 {
+            var hints = CodingHints()
+            if i % 2 == 0 { hints.xmlArrayLayout = .wrapped(.dropTrailingS) }
+            let page = try generator.next(TypedPage.self)
+            let pageXML = try XMLCodec().encode(model: page, hints: hints, encoder: ValueEncoder())
+            #expect(Self.tapeOnly(TypedPage.self, pageXML) == page)
+            let profile = try generator.next(Profile.self)
+            let profileXML = try XMLCodec().encode(model: profile, hints: hints, encoder: ValueEncoder())
+            // Whatever the pivot reads (XML loses a little: a lone empty item, say), the tape reads too.
+            let pivot = try? XMLCodec().decode(Profile.self, from: profileXML, hints: CodingHints(), decoder: ValueDecoder())
+            if let pivot {
+                #expect(Self.tapeOnly(Profile.self, profileXML) == pivot)
+                profiles += 1
+            }
+        }
+        #expect(profiles > 150)
+    }
+
+    @Test func aTapeMaterialisesAsThePivotsValue() throws {
+        var generator = ValueGenerator(seed: 77)
+        var shapes: [ValueShape] = [.any, XMLTest.userListShape, ValueShape(of: Profile.self)]
+        shapes.append(.object(["a": .array(.object(["b": .array(.integer)])), "c": .optional(.number)]))
+        for i in 0..<300 {
+            let value = generator.next(maxDepth: 3, maxWidth: 5)
+            guard let data = try? XMLCodec().encode(value, hints: CodingHints()) else { continue }
+            let shape = shapes[i % shapes.count]
+            var hints = CodingHints()
+            hints.shape = shape
+            let pivot = try? XMLCodec().decode(data, hints: hints)
+            let tape = XMLTapeReader.read(data, shape: shape, limits: DecodingLimits(), decoder: ValueDecoder())
+            if let pivot, let tape {
+                #expect(tape.value(tape.root) == pivot)
+            } else {
+                // The tape gives up on every document the pivot refuses.
+                #expect(tape == nil || pivot != nil)
+            }
+        }
+    }
+
+    @Test func failuresAndRareRequestsFallBack() throws {
+        #expect(Self.tapeOnly(TypedPage.self, Data("<r><code>x</code></r>".utf8)) == nil)
+        #expect(Self.tapeOnly(TypedPage.self, Data("<!DOCTYPE r [<!ENTITY x \"y\">]><r/>".utf8)) == nil)
+        struct AsksForPath: Decodable, Equatable {
+            var depth: Int
+            init(from decoder: any Decoder) throws { depth = decoder.codingPath.count }
+        }
+        #expect(Self.tapeOnly(AsksForPath.self, Data("<r/>".utf8)) == nil)
+        #expect(
+            try XMLCodec().decode(AsksForPath.self, from: Data("<r/>".utf8), hints: CodingHints(), decoder: ValueDecoder())
+                .depth == 0)
+    }
+}
