@@ -1,3 +1,4 @@
+#if Cache
 import CourierCache
 import CourierTesting
 import Foundation
@@ -56,3 +57,4 @@ import Testing
         #expect(transport.requests.count == 2)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Security
 import Crypto
 import CourierSecurity
 import CourierTesting
@@ -137,3 +138,4 @@ import Testing
         #expect(error.code == .signatureInvalid)
     }
 }
+#endif

@@ -1,0 +1,61 @@
+import Courier
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// The one timer thread behind every transport's timeout (`DeadlineTimer`): it runs what is due, never what was
+/// cancelled, in deadline order, and keeps memory proportional to what is pending.
+@Suite struct DeadlineTimerTests {
+    /// Flags set by timer actions, read by the test.
+    final class Flags: Sendable {
+        let fired = Locked<[Int]>([])
+        func fire(_ index: Int) { fired.withLock { $0.append(index) } }
+        var all: [Int] { fired.withLock { $0 } }
+    }
+
+    @Test func aDueActionRunsAndCannotBeCancelledAfterwards() async {
+        let timer = DeadlineTimer()
+        let flags = Flags()
+        let registration = timer.schedule(after: .milliseconds(5)) { flags.fire(1) }
+        #expect(await eventually { flags.all == [1] })
+        #expect(!timer.cancel(registration))
+    }
+
+    @Test func aCancelledActionNeverRuns() async {
+        let timer = DeadlineTimer()
+        let flags = Flags()
+        let cancelled = timer.schedule(after: .milliseconds(5)) { flags.fire(1) }
+        #expect(timer.cancel(cancelled))
+        #expect(!timer.cancel(cancelled))
+        // A later deadline fires only after the cancelled one's time has passed.
+        _ = timer.schedule(after: .milliseconds(30)) { flags.fire(2) }
+        #expect(await eventually { flags.all == [2] })
+    }
+
+    @Test func actionsRunInDeadlineOrderWhateverTheOrderOfScheduling() async {
+        let timer = DeadlineTimer()
+        let flags = Flags()
+        _ = timer.schedule(after: .milliseconds(60)) { flags.fire(3) }
+        _ = timer.schedule(after: .milliseconds(40)) { flags.fire(2) }
+        _ = timer.schedule(after: .milliseconds(20)) { flags.fire(1) }
+        _ = timer.schedule(after: .seconds(-1)) { flags.fire(0) }
+        #expect(await eventually { flags.all.count == 4 })
+        #expect(flags.all == [0, 1, 2, 3])
+    }
+
+    @Test func cancelledDeadlinesDoNotAccumulate() {
+        let timer = DeadlineTimer()
+        for _ in 0..<100_000 {
+            let registration = timer.schedule(after: .seconds(60)) {}
+            #expect(timer.cancel(registration))
+        }
+        // Compaction keeps at most a bounded number of cancelled entries (plus the pending ones: none).
+        #expect(timer.storedCount <= 130)
+    }
+
+    @Test func anAbsurdDurationIsAcceptedAndNeverFiresSoon() {
+        let timer = DeadlineTimer()
+        let registration = timer.schedule(after: .seconds(Int64.max)) {}
+        #expect(timer.cancel(registration))
+    }
+}
