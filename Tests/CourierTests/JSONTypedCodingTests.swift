@@ -209,6 +209,7 @@ func typedEncodingDifference<T: Encodable>(_ model: T, codec: JSONCodec, encoder
         var encoder = ValueEncoder()
         encoder.dateStrategy = decoder.dateStrategy
         encoder.dataStrategy = decoder.dataStrategy
+        if decoder.keyStrategy == .convertFromSnakeCase { encoder.keyStrategy = .convertToSnakeCase }
         return encoder
     }
 
@@ -356,6 +357,17 @@ func typedEncodingDifference<T: Encodable>(_ model: T, codec: JSONCodec, encoder
         #expect(typedDifference([String: Int].self, Array("{\"e\u{301}\":1,\"\u{e9}\":2}".utf8)) == nil)
         #expect(typedDifference([Int: Int].self, Array(#"{"1":1,"-2":2,"x":3}"#.utf8)) == nil)
         #expect(typedDifference([Int: Int].self, Array(#"{"1":1,"-2":2}"#.utf8)) == nil)
+        var snake = ValueDecoder()
+        snake.keyStrategy = .convertFromSnakeCase
+        for document in [
+            #"{"a_b":1,"aB":2,"c":3}"#, #"{"aB":1,"a_b":2}"#, #"{"_a_b_":1,"__x":2,"y_z_":3,"super":{"q":1}}"#,
+            #"{"location":[],"city":"c","zip":"z","street_name":"s"}"#,
+        ] {
+            #expect(typedDifference([String: Int].self, Array(document.utf8), decoder: snake) == nil)
+            #expect(typedDifference(TypedAddress.self, Array(document.utf8), decoder: snake) == nil)
+            #expect(typedDifference(TypedHandWritten.self, Array(document.utf8), decoder: snake) == nil)
+            #expect(typedDifference(AnyJSON.self, Array(document.utf8), decoder: snake) == nil)
+        }
     }
 
     @Test(arguments: [JSONCodec.DuplicateKeyPolicy.lastWins, .firstWins, .reject])

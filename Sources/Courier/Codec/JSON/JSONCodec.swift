@@ -163,7 +163,7 @@ public struct JSONCodec: Codec {
     /// Gives exactly what the Value path gives (`decoder.decode(type, from: decode(data, hints: hints))`):
     /// the same model, or a ``CourierError`` with the same code and coding path, under the same limits
     /// (``CodingHints/limits`` or ``Options/limits``), strictness and duplicate-key policy. Rare shapes
-    /// (a repeated member name, `convertFromSnakeCase`, `T == Value`) take the Value path itself.
+    /// (a repeated member name, `T == Value`) take the Value path itself.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data, hints: CodingHints, decoder: ValueDecoder) throws -> T {
         let limits = hints.limits ?? options.limits
         return try data.withUnsafeBytes { try decodeModel(type, from: $0, limits: limits, decoder: decoder) }

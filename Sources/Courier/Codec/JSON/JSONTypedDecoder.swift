@@ -220,15 +220,40 @@ final class JSONTypedDecoding: Decoder, SingleValueDecodingContainer {
 private struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: JSONTypedDecoding
     let memberCount: Int
+    /// With `convertFromSnakeCase`: the converted names and the tape index of each one's value, built the
+    /// way the Value path builds its converted object (a name converted twice keeps its first position
+    /// and takes the last value).
+    let converted: [(name: String, value: Int)]?
 
     init(decoder: JSONTypedDecoding) {
         self.decoder = decoder
-        memberCount = Int(decoder.context.tape[decoder.index].count)
+        let context = decoder.context
+        memberCount = Int(context.tape[decoder.index].count)
+        guard context.options.keyStrategy == .convertFromSnakeCase else {
+            converted = nil
+            return
+        }
+        var members: [(name: String, value: Int)] = []
+        members.reserveCapacity(memberCount)
+        var positions: [String: Int] = [:]
+        var k = decoder.index + 1
+        for _ in 0..<memberCount {
+            let name = KeyCodingStrategy.camelCase(fromSnakeCase: context.string(k))
+            if let position = positions[name] {
+                members[position].value = k + 1
+            } else {
+                positions[name] = members.count
+                members.append((name, k + 1))
+            }
+            k = Int(context.tape[k + 1].next)
+        }
+        converted = members
     }
 
     var codingPath: [any CodingKey] { decoder.codingPath }
 
     var allKeys: [Key] {
+        if let converted { return converted.compactMap { Key(stringValue: $0.name) } }
         let context = decoder.context
         var keys: [Key] = []
         keys.reserveCapacity(memberCount)
@@ -246,6 +271,16 @@ private struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     @inline(__always)
     private func find(_ name: String) -> Int? {
         guard memberCount > 0 else { return nil }
+        if let converted {
+            let h = decoder.hintMember
+            if h < converted.count, converted[h].name == name {
+                decoder.hintMember = h + 1
+                return converted[h].value
+            }
+            guard let i = converted.firstIndex(where: { $0.name == name }) else { return nil }
+            decoder.hintMember = i + 1
+            return converted[i].value
+        }
         let context = decoder.context
         let tape = context.tape
         let bytes = context.bytes
@@ -519,8 +554,7 @@ extension JSONCodec {
     func decodeDirect<T: Decodable>(
         _ type: T.Type, _ buffer: UnsafeRawBufferPointer, limits: DecodingLimits, decoder: ValueDecoder
     ) throws -> T? {
-        guard T.self != Value.self, decoder.keyStrategy != .convertFromSnakeCase,
-            buffer.count <= limits.maximumInputSize, let base = buffer.baseAddress, buffer.count > 0
+        guard T.self != Value.self, buffer.count <= limits.maximumInputSize, let base = buffer.baseAddress, buffer.count > 0
         else { return nil }
         var bytes = base.assumingMemoryBound(to: UInt8.self)
         var count = buffer.count

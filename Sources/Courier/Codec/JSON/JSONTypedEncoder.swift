@@ -11,18 +11,19 @@ import Foundation
 // value replaced after it was written — marks the attempt as abandoned, and the caller re-encodes through
 // the Value path, as it does for every error, so output and errors are the Value path's own.
 
-/// What all encoders of one typed encode share.
+/// What all encoders of one typed encode share. Only the encoders of one encoding call touch it, one
+/// member at a time, so its exclusivity checks are switched off.
 final class JSONTypedEncodingState {
-    var writer: JSONWriter
+    @exclusivity(unchecked) var writer: JSONWriter
     let options: EncodingOptions
     let pretty: Bool
     let maximumDepth: Int
     /// Set when the output can no longer equal the Value path's: the caller takes the Value path.
-    var abandoned = false
+    @exclusivity(unchecked) var abandoned = false
     /// The open containers, innermost last.
-    var frames: [Frame] = []
+    @exclusivity(unchecked) var frames: [Frame] = []
     /// The member names written in the open objects (for repeated names).
-    var names: [String] = []
+    @exclusivity(unchecked) var names: [String] = []
 
     struct Frame {
         let owner: ObjectIdentifier
