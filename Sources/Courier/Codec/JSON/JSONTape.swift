@@ -7,19 +7,14 @@
 // reached, a repeated or possibly repeated name), it returns `nil` and the caller takes the `Value`
 // path, which then gives the exact error, or applies the duplicate-key policy, by construction.
 
-/// One token of a ``JSONTape``.
+/// One token of a ``JSONTape``, in 16 bytes: the kind and two flags share a word with the start offset.
 struct JSONToken {
     enum Kind: UInt8 {
         case object, array, string, number, `true`, `false`, null
     }
 
-    var kind: Kind
-    /// Strings: whether the text between the quotes holds a `\` escape.
-    var escaped: Bool
-    /// Strings: whether the text holds an escape or a non-ASCII byte (names compared as `String`s).
-    var exotic: Bool
-    /// The offset of the token's first byte (`{`, `[`, `"`, `-`, a digit or a letter).
-    var start: UInt32
+    /// Bits 0–26 the start offset, bit 27 ``exotic``, bit 28 ``escaped``, bits 29–31 the kind.
+    private var packed: UInt32
     /// Strings: the offset of the closing quote. Numbers and literals: the offset after the token.
     /// Containers: the offset after the closing bracket.
     var end: UInt32
@@ -27,6 +22,24 @@ struct JSONToken {
     var next: UInt32
     /// Containers: the number of elements (arrays) or members (objects).
     var count: UInt32
+
+    /// Offsets stay below this bound (128 MiB); larger input takes the Value path.
+    static let offsetLimit = 1 << 27
+
+    init(kind: Kind, escaped: Bool, exotic: Bool, start: UInt32, end: UInt32, next: UInt32, count: UInt32) {
+        packed = start | UInt32(kind.rawValue) << 29 | (escaped ? 1 << 28 : 0) | (exotic ? 1 << 27 : 0)
+        self.end = end
+        self.next = next
+        self.count = count
+    }
+
+    /// The offset of the token's first byte (`{`, `[`, `"`, `-`, a digit or a letter).
+    var start: UInt32 { packed & (1 << 27 - 1) }
+    var kind: Kind { Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 29)) ?? .null }
+    /// Strings: whether the text between the quotes holds a `\` escape.
+    var escaped: Bool { packed & 1 << 28 != 0 }
+    /// Strings: whether the text holds an escape or a non-ASCII byte (names compared as `String`s).
+    var exotic: Bool { packed & 1 << 27 != 0 }
 }
 
 /// The tape of a whole document (member names precede their values).
@@ -34,7 +47,7 @@ enum JSONTape {
     /// Scans `bytes` into tokens, or returns `nil` when the document is not certainly accepted by
     /// ``JSONParser`` within `limits` with every member name unique in its object.
     static func scan(_ bytes: UnsafePointer<UInt8>, count: Int, limits: DecodingLimits) -> [JSONToken]? {
-        guard count > 0, count < Int(UInt32.max) else { return nil }
+        guard count > 0, count < JSONToken.offsetLimit else { return nil }
         var scanner = Scanner(bytes: bytes, count: count, limits: limits)
         return scanner.scan()
     }
@@ -50,7 +63,7 @@ enum JSONTape {
             self.bytes = bytes
             self.count = count
             self.limits = limits
-            tokens.reserveCapacity(min(count / 4 + 4, 1 << 16))
+            tokens.reserveCapacity(min(count / 8 + 16, 1 << 20))
         }
 
         @inline(__always)
