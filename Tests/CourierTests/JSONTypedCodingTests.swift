@@ -617,3 +617,27 @@ struct TypedOddEncoder: Encodable {
         #expect(back == model)
     }
 }
+
+@Suite struct JSONTypedConvenienceTests {
+    struct User: Codable, Equatable {
+        var id: Int
+        var name: String
+    }
+
+    @Test func theConveniencesDecodeAndEncodeModels() throws {
+        let bytes = Array(#"{"id":7,"name":"Ada"}"#.utf8)
+        let user = try JSONCodec().decode(User.self, from: bytes)
+        #expect(user == User(id: 7, name: "Ada"))
+        #expect(try JSONCodec().encode(model: user) == bytes)
+        let fromBuffer = try bytes.withUnsafeBytes { try JSONCodec().decode(User.self, from: $0) }
+        #expect(fromBuffer == user)
+        let fromSlice = try JSONCodec().decode(User.self, from: bytes[...].lazy.map { $0 })
+        #expect(fromSlice == user)
+        #expect {
+            try JSONCodec().decode(User.self, from: Array(#"{"id":"7","name":"Ada"}"#.utf8))
+        } throws: { ($0 as? CourierError)?.code == .typeMismatch && ($0 as? CourierError)?.context.codingPath == [.key("id")] }
+        #expect {
+            try JSONCodec().decode(User.self, from: Array(#"{"id":7,"name":"Ada""#.utf8))
+        } throws: { ($0 as? CourierError)?.code == .malformedInput && ($0 as? CourierError)?.context.line == 1 }
+    }
+}

@@ -24,6 +24,15 @@ public import Foundation
 /// options.sortedKeys = true
 /// let text: [UInt8] = try JSONCodec(options: options).encode(value)
 /// ```
+///
+/// Models skip the ``Value`` tree: `decode(_:from:decoder:)` reads a `Decodable` straight from the bytes
+/// and ``encode(model:encoder:)`` writes an `Encodable` straight to them (also through ``CodecSet``), with
+/// exactly the results, errors and bytes of the Value path.
+///
+/// ```swift
+/// let user = try JSONCodec().decode(User.self, from: bytes)
+/// let body = try JSONCodec().encode(model: user)
+/// ```
 public struct JSONCodec: Codec {
     /// What to do when an object names the same member twice.
     ///
