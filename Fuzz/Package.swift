@@ -19,6 +19,7 @@ let courier = courierPath.lastPathComponent.lowercased()
 /// Each fuzz target and the Courier products it links.
 let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzJSON", ["Courier", "CourierTesting"]),
+    ("FuzzJSONTyped", ["Courier"]),
     ("FuzzXML", ["CourierCodecs", "CourierTesting"]),
     ("FuzzXMLTyped", ["CourierCodecs"]),
     ("FuzzProtobuf", ["CourierCodecs", "CourierTesting"]),

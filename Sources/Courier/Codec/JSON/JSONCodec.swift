@@ -24,6 +24,15 @@ public import Foundation
 /// options.sortedKeys = true
 /// let text: [UInt8] = try JSONCodec(options: options).encode(value)
 /// ```
+///
+/// Models skip the ``Value`` tree: `decode(_:from:decoder:)` reads a `Decodable` straight from the bytes
+/// and ``encode(model:encoder:)`` writes an `Encodable` straight to them (also through ``CodecSet``), with
+/// exactly the results, errors and bytes of the Value path.
+///
+/// ```swift
+/// let user = try JSONCodec().decode(User.self, from: bytes)
+/// let body = try JSONCodec().encode(model: user)
+/// ```
 public struct JSONCodec: Codec {
     /// What to do when an object names the same member twice.
     ///
@@ -156,6 +165,52 @@ public struct JSONCodec: Codec {
         }
     }
 
+    // MARK: Typed decoding
+
+    /// Decodes a `T` straight from the JSON bytes, without building the intermediate ``Value`` tree.
+    ///
+    /// Gives exactly what the Value path gives (`decoder.decode(type, from: decode(data, hints: hints))`):
+    /// the same model, or a ``CourierError`` with the same code and coding path, under the same limits
+    /// (``CodingHints/limits`` or ``Options/limits``), strictness and duplicate-key policy. Rare shapes
+    /// (a repeated member name, `T == Value`) take the Value path itself.
+    public func decode<T: Decodable>(_ type: T.Type, from data: Data, hints: CodingHints, decoder: ValueDecoder) throws -> T {
+        let limits = hints.limits ?? options.limits
+        return try data.withUnsafeBytes { try decodeModel(type, from: $0, limits: limits, decoder: decoder) }
+    }
+
+    /// Decodes a `T` from JSON bytes without the intermediate ``Value`` tree (see
+    /// ``decode(_:from:hints:decoder:)``), within ``Options/limits``.
+    ///
+    /// ```swift
+    /// struct User: Decodable { var id: Int; var name: String }
+    /// let user = try JSONCodec().decode(User.self, from: Array(#"{"id":7,"name":"Ada"}"#.utf8))
+    /// ```
+    public func decode<T: Decodable>(
+        _ type: T.Type, from bytes: some Collection<UInt8>, decoder: ValueDecoder = ValueDecoder()
+    ) throws -> T {
+        if let result = try bytes.withContiguousStorageIfAvailable({
+            try decodeModel(type, from: UnsafeRawBufferPointer($0), limits: options.limits, decoder: decoder)
+        }) {
+            return result
+        }
+        return try Array(bytes).withUnsafeBytes { try decodeModel(type, from: $0, limits: options.limits, decoder: decoder) }
+    }
+
+    /// Decodes a `T` from JSON in raw memory without the intermediate ``Value`` tree (the fastest entry
+    /// point; see ``decode(_:from:hints:decoder:)``), within ``Options/limits``.
+    public func decode<T: Decodable>(
+        _ type: T.Type, from buffer: UnsafeRawBufferPointer, decoder: ValueDecoder = ValueDecoder()
+    ) throws -> T {
+        try decodeModel(type, from: buffer, limits: options.limits, decoder: decoder)
+    }
+
+    private func decodeModel<T: Decodable>(
+        _ type: T.Type, from buffer: UnsafeRawBufferPointer, limits: DecodingLimits, decoder: ValueDecoder
+    ) throws -> T {
+        if let direct = try decodeDirect(type, buffer, limits: limits, decoder: decoder) { return direct }
+        return try decoder.decode(type, from: decode(buffer, limits: limits))
+    }
+
     // MARK: Encoding
 
     /// Encodes `value` as JSON text. `hints` are not needed by JSON and are ignored.
@@ -165,6 +220,28 @@ public struct JSONCodec: Codec {
     /// ``Options/maximumDepth``.
     public func encode(_ value: Value, hints: CodingHints) throws -> Data {
         Data(try encode(value) as [UInt8])
+    }
+
+    /// Encodes `model` as JSON text without building the intermediate ``Value`` tree.
+    ///
+    /// Gives exactly the bytes (or the error) of the Value path,
+    /// `encode(encoder.encode(model), hints: hints)`, for every ``Options`` and `encoder` option;
+    /// ``Options/sortedKeys``, nested containers, super encoders and members encoded twice take the
+    /// Value path itself. `hints` are not needed by JSON.
+    public func encode<T: Encodable>(model: T, hints: CodingHints, encoder: ValueEncoder) throws -> Data {
+        Data(try encode(model: model, encoder: encoder))
+    }
+
+    /// Encodes `model` as JSON text bytes without the intermediate ``Value`` tree (see
+    /// ``encode(model:hints:encoder:)``).
+    ///
+    /// ```swift
+    /// struct NewUser: Encodable { var name: String; var age: Int }
+    /// let body = try JSONCodec().encode(model: NewUser(name: "Ada", age: 36))   // {"name":"Ada","age":36}
+    /// ```
+    public func encode<T: Encodable>(model: T, encoder: ValueEncoder = ValueEncoder()) throws -> [UInt8] {
+        if let direct = encodeDirect(model, encoder: encoder) { return direct }
+        return try encode(encoder.encode(model))
     }
 
     /// Encodes `value` as JSON text bytes.

@@ -32,6 +32,8 @@ struct JSONParser {
     }
 
     private var stringCache = [CachedString](repeating: CachedString(low: 0, high: .max, string: ""), count: 128)
+    /// Whether the last string had escapes or non-ASCII bytes: such member names are compared as
+    /// `String`s (canonical equivalence, as `Value.Object` compares them), not byte for byte.
     private var lastStringHadEscapes = false
 
     // Members of all open containers, innermost last: elements and values, names, and for each name the
@@ -345,6 +347,7 @@ struct JSONParser {
                 pos = p
                 throw fail("unescaped control character \(describe(b)) in a string")
             } else if b >= 0x80 {
+                lastStringHadEscapes = true
                 p = try validateUTF8Sequence(at: p)
             } else {
                 p += 1
@@ -555,13 +558,28 @@ struct JSONParser {
     /// Parses a number: exact integers as `.int`/`.uint`, decimals as `.double` when the double
     /// reproduces the text's value exactly, everything else as `.number` with its lexical form.
     private mutating func parseNumber() throws(JSONParseFailure) -> Value {
-        let begin = pos
-        var p = pos
+        let (value, end) = try Self.number(bytes, count: count, at: pos, maximumLength: limits.maximumNumberLength)
+        pos = end
+        return value
+    }
+
+    /// Parses the number starting at `begin` (a `-` or a digit); returns it and the offset after it.
+    /// Shared by the parser and the typed decoder (``JSONTape``), so both read numbers identically.
+    static func number(
+        _ bytes: UnsafePointer<UInt8>, count: Int, at begin: Int, maximumLength: Int
+    ) throws(JSONParseFailure) -> (value: Value, end: Int) {
+        @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- UInt8(ascii: "0") < 10 }
+        @inline(__always) func fail(_ reason: String, _ offset: Int) -> JSONParseFailure {
+            JSONParseFailure(code: .malformedInput, reason: reason, offset: offset)
+        }
+        @inline(__always) func lexical(_ begin: Int, _ end: Int) -> String {
+            String(decoding: UnsafeBufferPointer(start: bytes + begin, count: end - begin), as: UTF8.self)
+        }
+        var p = begin
         let negative = bytes[p] == UInt8(ascii: "-")
         if negative { p += 1 }
         guard p < count, isDigit(bytes[p]) else {
-            pos = p
-            throw fail(p < count ? "expected a digit after '-'" : "unexpected end of input in a number")
+            throw fail(p < count ? "expected a digit after '-'" : "unexpected end of input in a number", p)
         }
         var mantissa: UInt64 = 0
         var significantDigits = 0  // digits after leading zeros, integer and fraction parts
@@ -581,8 +599,7 @@ struct JSONParser {
         if bytes[p] == UInt8(ascii: "0") {
             p += 1
             if p < count, isDigit(bytes[p]) {
-                pos = p
-                throw fail("leading zeros are not allowed in a number")
+                throw fail("leading zeros are not allowed in a number", p)
             }
         } else {
             while p < count, isDigit(bytes[p]) {
@@ -596,8 +613,7 @@ struct JSONParser {
             isInteger = false
             p += 1
             guard p < count, isDigit(bytes[p]) else {
-                pos = p
-                throw fail("expected a digit after the decimal point")
+                throw fail("expected a digit after the decimal point", p)
             }
             while p < count, isDigit(bytes[p]) {
                 accumulate(bytes[p])
@@ -615,8 +631,7 @@ struct JSONParser {
                 p += 1
             }
             guard p < count, isDigit(bytes[p]) else {
-                pos = p
-                throw fail("expected a digit in the exponent")
+                throw fail("expected a digit in the exponent", p)
             }
             while p < count, isDigit(bytes[p]) {
                 if exponent < 1_000_000_000 { exponent = exponent * 10 + Int(bytes[p] &- UInt8(ascii: "0")) }
@@ -624,24 +639,24 @@ struct JSONParser {
             }
             if exponentNegative { exponent = -exponent }
         }
-        if p - begin > limits.maximumNumberLength {
-            pos = begin
-            throw limitFailure("a number is longer", "maximumNumberLength", limits.maximumNumberLength)
+        if p - begin > maximumLength {
+            throw JSONParseFailure(
+                code: .sizeLimitExceeded,
+                reason: "a number is longer than the limit maximumNumberLength = \(maximumLength)", offset: begin)
         }
-        pos = p
 
         if isInteger && !overflow {
             if negative {
-                if mantissa <= UInt64(Int64.max) { return .int(-Int64(mantissa)) }
-                if mantissa == UInt64(Int64.max) + 1 { return .int(.min) }
+                if mantissa <= UInt64(Int64.max) { return (.int(-Int64(mantissa)), p) }
+                if mantissa == UInt64(Int64.max) + 1 { return (.int(.min), p) }
             } else {
-                return mantissa <= UInt64(Int64.max) ? .int(Int64(mantissa)) : .uint(mantissa)
+                return (mantissa <= UInt64(Int64.max) ? .int(Int64(mantissa)) : .uint(mantissa), p)
             }
-            return .number(lexical(begin, p))
+            return (.number(lexical(begin, p)), p)
         }
         if !isInteger && !overflow {
             let decimalExponent = exponent - fractionDigits
-            if mantissa == 0 { return .double(negative ? -0.0 : 0.0) }
+            if mantissa == 0 { return (.double(negative ? -0.0 : 0.0), p) }
             // Clinger's fast path: both operands exact, one correctly rounded operation. With at most 15
             // significant digits the double's shortest form is the text's value again.
             if significantDigits <= 15 && decimalExponent >= -22 && decimalExponent <= 22 {
@@ -651,7 +666,7 @@ struct JSONParser {
                 } else {
                     d *= Self.powersOfTen[decimalExponent]
                 }
-                return .double(negative ? -d : d)
+                return (.double(negative ? -d : d), p)
             }
         }
         // Slow path: the text becomes a double only if the double's shortest form has the same digits.
@@ -659,9 +674,9 @@ struct JSONParser {
         if !isInteger, let d = Double(text), d.isFinite,
             let fromText = ExactDecimal(lexical: text), ExactDecimal(lexical: d.description) == fromText
         {
-            return .double(d)
+            return (.double(d), p)
         }
-        return .number(text)
+        return (.number(text), p)
     }
 
     @inline(__always)

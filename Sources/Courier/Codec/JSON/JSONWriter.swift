@@ -1,7 +1,7 @@
 // Writes a `Value` as JSON text into a reserved `[UInt8]`.
 
 struct JSONWriter {
-    private(set) var output: [UInt8] = []
+    var output: [UInt8] = []
     private let pretty: Bool
     private let sortedKeys: Bool
     private let escapeSlashes: Bool
@@ -40,7 +40,7 @@ struct JSONWriter {
         try write(value, depth: 0)
     }
 
-    private mutating func write(_ value: Value, depth: Int) throws(CourierError) {
+    mutating func write(_ value: Value, depth: Int) throws(CourierError) {
         switch value {
         case .null: append("null")
         case .bool(let b): append(b ? "true" : "false")
@@ -140,16 +140,16 @@ struct JSONWriter {
     }
 
     @inline(__always)
-    private mutating func append(_ text: StaticString) {
+    mutating func append(_ text: StaticString) {
         output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    private mutating func newline(_ depth: Int) {
+    mutating func newline(_ depth: Int) {
         output.append(UInt8(ascii: "\n"))
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
     }
 
-    private mutating func writeDigits(_ value: UInt64) {
+    mutating func writeDigits(_ value: UInt64) {
         if value < 10 {
             output.append(UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0"))
             return
@@ -169,7 +169,7 @@ struct JSONWriter {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    private mutating func writeString(_ string: String) {
+    mutating func writeString(_ string: String) {
         output.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in

@@ -1,0 +1,584 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// The typed JSON decoder: reads a `Decodable` model straight from a ``JSONTape`` without building a
+// `Value` per node. Anything rare — a `Value`, `Date`, `Data`, `URL` or `Decimal` member, a value of the
+// wrong type, a missing member — is handed to ``ValueDecoding`` with just that node materialised and a
+// decoder chain that spells the same coding path, so results and errors are the Value path's own.
+
+/// What all decoders of one typed decode share.
+final class JSONTypedContext {
+    let bytes: UnsafePointer<UInt8>
+    let tape: UnsafeBufferPointer<JSONToken>
+    let options: DecodingOptions
+    let limits: DecodingLimits
+
+    init(bytes: UnsafePointer<UInt8>, tape: UnsafeBufferPointer<JSONToken>, options: DecodingOptions, limits: DecodingLimits) {
+        self.bytes = bytes
+        self.tape = tape
+        self.options = options
+        self.limits = limits
+    }
+
+    @inline(__always)
+    func string(_ index: Int) -> String { JSONTape.string(tape[index], bytes) }
+
+    @inline(__always)
+    func number(_ index: Int) -> Value {
+        let token = tape[index]
+        let count = Int(token.end)
+        return (try? JSONParser.number(bytes, count: count, at: Int(token.start), maximumLength: .max).value) ?? .null
+    }
+
+    /// The token at `index` as a `Value` (containers through ``JSONParser``; they were validated already).
+    func materialize(_ index: Int) -> Value {
+        let token = tape[index]
+        switch token.kind {
+        case .string: return .string(string(index))
+        case .number: return number(index)
+        case .true: return .bool(true)
+        case .false: return .bool(false)
+        case .null: return .null
+        case .object, .array:
+            var parser = JSONParser(
+                bytes: bytes + Int(token.start), count: Int(token.end - token.start), limits: limits,
+                duplicateKeys: .lastWins)
+            return (try? parser.parse()) ?? .null
+        }
+    }
+}
+
+/// The `Decoder` for one node of the tape. Nested decoders link to their parent, which is also the path.
+final class JSONTypedDecoding: Decoder, SingleValueDecodingContainer {
+    let context: JSONTypedContext
+    let index: Int
+    let parent: JSONTypedDecoding?
+    let component: PathComponent?
+    /// Where the next keyed lookup probably is: a member ordinal and the tape index of its name.
+    @exclusivity(unchecked) var hintMember = 0
+    @exclusivity(unchecked) var hintName = 0
+
+    init(context: JSONTypedContext, index: Int, parent: JSONTypedDecoding?, component: PathComponent?) {
+        self.context = context
+        self.index = index
+        self.parent = parent
+        self.component = component
+        hintName = index + 1
+    }
+
+    var path: [PathComponent] {
+        var result: [PathComponent] = []
+        var node: JSONTypedDecoding? = self
+        while let n = node {
+            if let c = n.component { result.append(c) }
+            node = n.parent
+        }
+        return result.reversed()
+    }
+
+    var codingPath: [any CodingKey] { path.map { ValueCodingKey($0) } }
+    var userInfo: [CodingUserInfoKey: Any] { context.options.userInfo }
+
+    @inline(__always)
+    var kind: JSONToken.Kind { context.tape[index].kind }
+
+    /// A ``ValueDecoding`` standing where this decoder stands (same path), holding `value`.
+    func valueDecoding(_ value: Value) -> ValueDecoding {
+        let components = path
+        var node = ValueDecoding(
+            value: components.isEmpty ? value : .null, parent: nil, component: nil, options: context.options)
+        for (i, c) in components.enumerated() {
+            node = ValueDecoding(
+                value: i == components.count - 1 ? value : .null, parent: node, component: c, options: context.options)
+        }
+        return node
+    }
+
+    /// This node's own `Value` decoder (for errors and rare types).
+    func valueDecoding() -> ValueDecoding { valueDecoding(context.materialize(index)) }
+
+    // MARK: Containers
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard kind == .object else { return try valueDecoding().container(keyedBy: type) }
+        return KeyedDecodingContainer(JSONKeyedContainer<Key>(decoder: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard kind == .array else { return try valueDecoding().unkeyedContainer() }
+        return JSONUnkeyedContainer(decoder: self)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    // MARK: Scalars (the token at `i`, a child of this decoder at `extra`, or this node when `extra` is nil)
+
+    @inline(__always)
+    func bool(_ i: Int, _ extra: @autoclosure () -> PathComponent?) throws -> Bool {
+        switch context.tape[i].kind {
+        case .true: return true
+        case .false: return false
+        default: return try valueDecoding(.null).unwrapBool(context.materialize(i), extra())
+        }
+    }
+
+    @inline(__always)
+    func string(_ i: Int, _ extra: @autoclosure () -> PathComponent?) throws -> String {
+        guard context.tape[i].kind == .string else {
+            return try valueDecoding(.null).unwrapString(context.materialize(i), extra())
+        }
+        return context.string(i)
+    }
+
+    @inline(__always)
+    func integer<T: FixedWidthInteger>(_ i: Int, as type: T.Type, _ extra: @autoclosure () -> PathComponent?) throws -> T {
+        if context.tape[i].kind == .number, case .int(let v) = context.number(i), let result = T(exactly: v) {
+            return result
+        }
+        return try valueDecoding(.null).unwrapInteger(context.materialize(i), as: T.self, extra())
+    }
+
+    @inline(__always)
+    func double(_ i: Int, _ extra: @autoclosure () -> PathComponent?) throws -> Double {
+        if context.tape[i].kind == .number {
+            switch context.number(i) {
+            case .double(let d): return d
+            case .int(let v): return Double(v)
+            default: break
+            }
+        }
+        return try valueDecoding(.null).unwrapDouble(context.materialize(i), extra())
+    }
+
+    func float(_ i: Int, _ extra: @autoclosure () -> PathComponent?) throws -> Float {
+        try valueDecoding(.null).unwrapFloat(context.materialize(i), extra())
+    }
+
+    /// Decodes `T` from the token at `i`, found at `component` below this decoder.
+    func unwrap<T: Decodable>(_ i: Int, as type: T.Type, component: PathComponent?) throws -> T {
+        if T.self == Value.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
+            || T.self == Decimal.self
+        {
+            return try valueDecoding(.null).unwrap(context.materialize(i), as: T.self, component: component)
+        }
+        if T.self == [String].self, let fast = scalars(i, { context.tape[$0].kind == .string ? context.string($0) : nil }) {
+            return unsafeBitCast(fast, to: T.self)
+        }
+        if T.self == [Int].self, let fast = scalars(i, { intValue($0) }) {
+            return unsafeBitCast(fast, to: T.self)
+        }
+        let nested = component == nil ? self : JSONTypedDecoding(context: context, index: i, parent: self, component: component)
+        return try T(from: nested)
+    }
+
+    @inline(__always)
+    private func intValue(_ i: Int) -> Int? {
+        guard context.tape[i].kind == .number, case .int(let v) = context.number(i) else { return nil }
+        return Int(exactly: v)
+    }
+
+    /// The elements of the array at `i` converted by `convert`, or `nil` when any does not convert.
+    private func scalars<E>(_ i: Int, _ convert: (Int) -> E?) -> [E]? {
+        let token = context.tape[i]
+        guard token.kind == .array else { return nil }
+        var result: [E] = []
+        result.reserveCapacity(Int(token.count))
+        var k = i + 1
+        for _ in 0..<token.count {
+            guard let converted = convert(k) else { return nil }
+            result.append(converted)
+            k = Int(context.tape[k].next)
+        }
+        return result
+    }
+
+    // MARK: SingleValueDecodingContainer
+
+    func decodeNil() -> Bool { kind == .null }
+    func decode(_ type: Bool.Type) throws -> Bool { try bool(index, nil) }
+    func decode(_ type: String.Type) throws -> String { try string(index, nil) }
+    func decode(_ type: Double.Type) throws -> Double { try double(index, nil) }
+    func decode(_ type: Float.Type) throws -> Float { try float(index, nil) }
+    func decode(_ type: Int.Type) throws -> Int { try integer(index, as: Int.self, nil) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try integer(index, as: Int8.self, nil) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try integer(index, as: Int16.self, nil) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try integer(index, as: Int32.self, nil) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try integer(index, as: Int64.self, nil) }
+    func decode(_ type: UInt.Type) throws -> UInt { try integer(index, as: UInt.self, nil) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(index, as: UInt8.self, nil) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(index, as: UInt16.self, nil) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(index, as: UInt32.self, nil) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(index, as: UInt64.self, nil) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try unwrap(index, as: T.self, component: nil) }
+}
+
+// MARK: - Keyed
+
+private struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: JSONTypedDecoding
+    let memberCount: Int
+    /// With `convertFromSnakeCase`: the converted names and the tape index of each one's value, built the
+    /// way the Value path builds its converted object (a name converted twice keeps its first position
+    /// and takes the last value).
+    let converted: [(name: String, value: Int)]?
+
+    init(decoder: JSONTypedDecoding) {
+        self.decoder = decoder
+        let context = decoder.context
+        memberCount = Int(context.tape[decoder.index].count)
+        guard context.options.keyStrategy == .convertFromSnakeCase else {
+            converted = nil
+            return
+        }
+        var members: [(name: String, value: Int)] = []
+        members.reserveCapacity(memberCount)
+        var positions: [String: Int] = [:]
+        var k = decoder.index + 1
+        for _ in 0..<memberCount {
+            let name = KeyCodingStrategy.camelCase(fromSnakeCase: context.string(k))
+            if let position = positions[name] {
+                members[position].value = k + 1
+            } else {
+                positions[name] = members.count
+                members.append((name, k + 1))
+            }
+            k = Int(context.tape[k + 1].next)
+        }
+        converted = members
+    }
+
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    var allKeys: [Key] {
+        if let converted { return converted.compactMap { Key(stringValue: $0.name) } }
+        let context = decoder.context
+        var keys: [Key] = []
+        keys.reserveCapacity(memberCount)
+        var k = decoder.index + 1
+        for _ in 0..<memberCount {
+            if let key = Key(stringValue: context.string(k)) { keys.append(key) }
+            k = Int(context.tape[k + 1].next)
+        }
+        return keys
+    }
+
+    func contains(_ key: Key) -> Bool { find(key.stringValue) != nil }
+
+    /// The tape index of the member named `name`, starting where the last lookup ended.
+    @inline(__always)
+    private func find(_ name: String) -> Int? {
+        guard memberCount > 0 else { return nil }
+        if let converted {
+            let h = decoder.hintMember
+            if h < converted.count, converted[h].name == name {
+                decoder.hintMember = h + 1
+                return converted[h].value
+            }
+            guard let i = converted.firstIndex(where: { $0.name == name }) else { return nil }
+            decoder.hintMember = i + 1
+            return converted[i].value
+        }
+        let context = decoder.context
+        let tape = context.tape
+        let bytes = context.bytes
+        var name = name
+        let found: Int? = name.withUTF8 { utf8 -> Int? in
+            var member = decoder.hintMember
+            var k = decoder.hintName
+            if member >= memberCount {
+                member = 0
+                k = decoder.index + 1
+            }
+            for _ in 0..<memberCount {
+                let token = tape[k]
+                if !token.escaped, Int(token.end - token.start) - 1 == utf8.count,
+                    utf8.isEmpty || JSONTape.memcmpEqual(bytes + Int(token.start) + 1, utf8.baseAddress!, utf8.count)
+                {
+                    let valueIndex = k + 1
+                    decoder.hintMember = member + 1
+                    decoder.hintName = Int(tape[valueIndex].next)
+                    return valueIndex
+                }
+                member += 1
+                k = Int(tape[k + 1].next)
+                if member == memberCount {
+                    member = 0
+                    k = decoder.index + 1
+                }
+            }
+            return nil
+        }
+        if let found { return found }
+        return findAsString(name)
+    }
+
+    /// The slow lookup after a byte-wise miss: `String` equality (canonical equivalence, as the Value
+    /// path's object has) for escaped or non-ASCII names, or for every name when `name` is not ASCII.
+    private func findAsString(_ name: String) -> Int? {
+        let context = decoder.context
+        let tape = context.tape
+        let everyName = !name.utf8.allSatisfy { $0 < 0x80 }
+        var k = decoder.index + 1
+        for member in 0..<memberCount {
+            let token = tape[k]
+            if everyName || token.exotic, context.string(k) == name {
+                decoder.hintMember = member + 1
+                decoder.hintName = Int(tape[k + 1].next)
+                return k + 1
+            }
+            k = Int(tape[k + 1].next)
+        }
+        return nil
+    }
+
+    @inline(__always)
+    private func require(_ key: Key) throws -> Int {
+        guard let i = find(key.stringValue) else {
+            throw decoder.valueDecoding(.null).missing("A value", .key(key.stringValue))
+        }
+        return i
+    }
+
+    /// The member for `decodeIfPresent`: `nil` when absent or null.
+    @inline(__always)
+    private func present(_ key: Key) -> Int? {
+        guard let i = find(key.stringValue), decoder.context.tape[i].kind != .null else { return nil }
+        return i
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { decoder.context.tape[try require(key)].kind == .null }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try decoder.bool(require(key), .key(key.stringValue))
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try decoder.string(require(key), .key(key.stringValue))
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try decoder.double(require(key), .key(key.stringValue))
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try decoder.float(require(key), .key(key.stringValue))
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoder.unwrap(require(key), as: T.self, component: .key(key.stringValue))
+    }
+
+    @inline(__always)
+    private func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
+        try decoder.integer(require(key), as: T.self, .key(key.stringValue))
+    }
+
+    @inline(__always)
+    private func optionalInteger<T: FixedWidthInteger>(_ key: Key) throws -> T? {
+        guard let i = present(key) else { return nil }
+        return try decoder.integer(i, as: T.self, .key(key.stringValue))
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        guard let i = present(key) else { return nil }
+        return try decoder.bool(i, .key(key.stringValue))
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let i = present(key) else { return nil }
+        return try decoder.string(i, .key(key.stringValue))
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        guard let i = present(key) else { return nil }
+        return try decoder.double(i, .key(key.stringValue))
+    }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        guard let i = present(key) else { return nil }
+        return try decoder.float(i, .key(key.stringValue))
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optionalInteger(key) }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let i = present(key) else { return nil }
+        return try decoder.unwrap(i, as: T.self, component: .key(key.stringValue))
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try nested(key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try nested(key).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder { child(find("super"), named: "super") }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder { child(find(key.stringValue), named: key.stringValue) }
+
+    /// A decoder for the member at `i`, or for `null` when there is none (what the Value path does).
+    private func child(_ i: Int?, named name: String) -> any Decoder {
+        if let i { return JSONTypedDecoding(context: decoder.context, index: i, parent: decoder, component: .key(name)) }
+        return ValueDecoding(
+            value: .null, parent: decoder.valueDecoding(.null), component: .key(name), options: decoder.context.options)
+    }
+
+    private func nested(_ key: Key) throws -> JSONTypedDecoding {
+        JSONTypedDecoding(context: decoder.context, index: try require(key), parent: decoder, component: .key(key.stringValue))
+    }
+}
+
+// MARK: - Unkeyed
+
+private struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
+    let decoder: JSONTypedDecoding
+    let elementCount: Int
+    private(set) var currentIndex = 0
+    /// The tape index of the current element.
+    private var cursor: Int
+
+    init(decoder: JSONTypedDecoding) {
+        self.decoder = decoder
+        elementCount = Int(decoder.context.tape[decoder.index].count)
+        cursor = decoder.index + 1
+    }
+
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    var count: Int? { elementCount }
+    var isAtEnd: Bool { currentIndex >= elementCount }
+
+    @inline(__always)
+    private func current() throws -> Int {
+        guard currentIndex < elementCount else {
+            throw decoder.valueDecoding(.null).missing(
+                "Element \(currentIndex) (the array has \(elementCount))", .index(currentIndex))
+        }
+        return cursor
+    }
+
+    @inline(__always)
+    private mutating func advance() {
+        currentIndex += 1
+        cursor = Int(decoder.context.tape[cursor].next)
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard decoder.context.tape[try current()].kind == .null else { return false }
+        advance()
+        return true
+    }
+
+    @inline(__always)
+    private mutating func next<T>(_ body: (Int, PathComponent) throws -> T) throws -> T {
+        let result = try body(current(), .index(currentIndex))
+        advance()
+        return result
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool {
+        let decoder = decoder
+        return try next { try decoder.bool($0, $1) }
+    }
+    mutating func decode(_ type: String.Type) throws -> String {
+        let decoder = decoder
+        return try next { try decoder.string($0, $1) }
+    }
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        let decoder = decoder
+        return try next { try decoder.double($0, $1) }
+    }
+    mutating func decode(_ type: Float.Type) throws -> Float {
+        let decoder = decoder
+        return try next { try decoder.float($0, $1) }
+    }
+    mutating func decode(_ type: Int.Type) throws -> Int { try integer() }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer() }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer() }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try integer() }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try integer() }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try integer() }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try integer() }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try integer() }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try integer() }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer() }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let decoder = decoder
+        return try next { try decoder.unwrap($0, as: T.self, component: $1) }
+    }
+
+    private mutating func integer<T: FixedWidthInteger>() throws -> T {
+        let decoder = decoder
+        return try next { try decoder.integer($0, as: T.self, $1) }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try nestedDecoder().container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try nestedDecoder().unkeyedContainer()
+    }
+
+    mutating func superDecoder() throws -> any Decoder { try nestedDecoder() }
+
+    private mutating func nestedDecoder() throws -> JSONTypedDecoding {
+        let i = try current()
+        let nested = JSONTypedDecoding(context: decoder.context, index: i, parent: decoder, component: .index(currentIndex))
+        advance()
+        return nested
+    }
+}
+
+extension JSONCodec {
+    /// The direct path of ``decode(_:from:hints:decoder:)``: the tape, then the typed decoder; `nil` when
+    /// the Value path must answer (the tape scanner was not sure, or an option it does not handle).
+    func decodeDirect<T: Decodable>(
+        _ type: T.Type, _ buffer: UnsafeRawBufferPointer, limits: DecodingLimits, decoder: ValueDecoder
+    ) throws -> T? {
+        guard T.self != Value.self, buffer.count <= limits.maximumInputSize, let base = buffer.baseAddress, buffer.count > 0
+        else { return nil }
+        var bytes = base.assumingMemoryBound(to: UInt8.self)
+        var count = buffer.count
+        if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            guard options.allowsByteOrderMark else { return nil }
+            bytes += 3
+            count -= 3
+        }
+        guard let tokens = JSONTape.scan(bytes, count: count, limits: limits) else { return nil }
+        let options = DecodingOptions(
+            dateStrategy: decoder.dateStrategy, dataStrategy: decoder.dataStrategy, keyStrategy: decoder.keyStrategy,
+            lenientNumbers: decoder.lenientNumbers, userInfo: decoder.userInfo)
+        return try tokens.withUnsafeBufferPointer { tape in
+            let context = JSONTypedContext(bytes: bytes, tape: tape, options: options, limits: limits)
+            let root = JSONTypedDecoding(context: context, index: 0, parent: nil, component: nil)
+            do {
+                return try root.unwrap(0, as: T.self, component: nil)
+            } catch let error as CourierError {
+                throw error
+            } catch let error as DecodingError {
+                throw CourierError(decodingError: error)
+            } catch {
+                throw CourierError.wrap(error, as: .typeMismatch)
+            }
+        }
+    }
+}
