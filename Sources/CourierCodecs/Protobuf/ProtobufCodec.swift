@@ -118,6 +118,12 @@ public struct ProtobufCodec: Codec {
     /// protobuf-c allocates anything) and `CourierError.Code.missingValue` for a missing proto2 `required`
     /// field.
     public func decode(_ data: Data, hints: CodingHints) throws -> Value {
+        try decodeValue(data, hints: hints, direct: true)
+    }
+
+    /// The `Value` decode; `direct: false` always goes through protobuf-c (the reference the direct read is
+    /// tested against).
+    func decodeValue(_ data: Data, hints: CodingHints, direct: Bool) throws -> Value {
         let layout = try layout(for: hints)
         let runtime = schema.runtime
         var options = self.options
@@ -137,6 +143,18 @@ public struct ProtobufCodec: Codec {
             if let error = scanner.firstViolation(in: bytes, root: layout) {
                 throw error
             }
+            // The direct read answers for every input whose meaning is plain; anything else goes through
+            // protobuf-c, which gives the exact answer or error.
+            let reader = ProtobufWireReader(bytes: bytes, runtime: runtime, options: options)
+            if direct, let value = try? reader.value(layout, 0..<bytes.count, depth: 1) { return value }
+            return try pivotValue(bytes, layout: layout, options: options)
+        }
+    }
+
+    /// Decodes through protobuf-c and the walker (bytes already checked against the limits).
+    func pivotValue(_ bytes: UnsafeBufferPointer<UInt8>, layout: MessageLayout, options: Options) throws -> Value {
+        let runtime = schema.runtime
+        do {
             let arena = Arena(initialSize: min(bytes.count * 3 + 1024, 64 * 1024))
             let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
             guard let message = protobuf_c_message_unpack(layout.descriptor, &arena.allocator, bytes.count, base)
@@ -156,6 +174,27 @@ public struct ProtobufCodec: Codec {
             }
             // The arena (and with it the unpacked tree) is released here; no per-node frees are needed.
         }
+    }
+
+    /// Decodes a binary protobuf message of type `hints.messageType` straight into a `T`, without building
+    /// the `Value` tree: the same model, or the same error, as `decoder.decode(T.self, from: decode(data,
+    /// hints: hints))`.
+    ///
+    /// ```swift
+    /// let page = try codec.decode(UserListResponse.self, from: body, hints: hints, decoder: ValueDecoder())
+    /// ```
+    public func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, hints: CodingHints, decoder: ValueDecoder
+    ) throws -> T {
+        if T.self != Value.self {
+            let layout = try layout(for: hints)
+            var options = self.options
+            if let limits = hints.limits { options.limits = limits }
+            if let result = directDecode(T.self, from: data, layout: layout, options: options, decoder: decoder) {
+                return result
+            }
+        }
+        return try decoder.decode(T.self, from: decode(data, hints: hints))
     }
 
     /// Encodes `value` (an object) as a binary protobuf message of type `hints.messageType`.
