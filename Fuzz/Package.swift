@@ -21,6 +21,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzJSON", ["Courier", "CourierTesting"]),
     ("FuzzXML", ["CourierCodecs", "CourierTesting"]),
     ("FuzzProtobuf", ["CourierCodecs", "CourierTesting"]),
+    ("FuzzProtobufTyped", ["CourierCodecs"]),
     ("FuzzSchema", ["CourierSchema"]),
     ("FuzzRegex", ["CourierSchema"]),
 ]

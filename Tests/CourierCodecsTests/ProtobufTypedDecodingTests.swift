@@ -403,6 +403,36 @@ enum ProtobufDifferential {
         #expect(answered >= 10)
     }
 
+    /// Tight limits in every dimension: the direct reads count what the scanner counts, so each input fails
+    /// (or not) with the same error on every path.
+    @Test(arguments: [false, true])
+    func tightLimitsFailTheSameWay(includeDefaults: Bool) throws {
+        var random = SeededRandom(seed: 77)
+        for seed in 0..<60 {
+            var generator = ProtobufValueGenerator(schema: ProtobufTestSupport.kitchen, seed: UInt64(seed))
+            let type = seed % 3 == 0 ? "kitchen.Node" : "kitchen.KitchenSink"
+            let sinkHints = ProtobufTestSupport.hints(type)
+            let bytes = try kitchen.encode(generator.value(for: type), hints: sinkHints)
+            var limits = DecodingLimits()
+            limits.maximumDepth = 1 + random.below(4)
+            limits.maximumTotalValues = 20 + random.below(200)
+            limits.maximumContainerCount = 3 + random.below(40)
+            limits.maximumStringLength = random.below(16)
+            var options = ProtobufCodec.Options()
+            options.includeDefaultValues = includeDefaults
+            options.limits = limits
+            let codec = ProtobufCodec(schema: ProtobufTestSupport.kitchen, options: options)
+            ProtobufDifferential.checkValue(codec, bytes, sinkHints)
+            ProtobufDifferential.checkTyped(PBKitchenSink.self, codec, bytes, sinkHints)
+            ProtobufDifferential.checkTyped(PBNode.self, codec, bytes, sinkHints)
+            var hints = ProtobufTestSupport.hints("demo.UserListResponse")
+            hints.limits = limits
+            let users = try Self.fixture("users_10.pb")
+            ProtobufDifferential.checkValue(demo, users, hints)
+            ProtobufDifferential.checkTyped(PBUserList.self, demo, users, hints)
+        }
+    }
+
     @Test func deepNestingIsBoundedOnTheTypedPath() throws {
         let hints = ProtobufTestSupport.hints("kitchen.Node")
         for levels in [50, 99, 100, 101, 5000] {

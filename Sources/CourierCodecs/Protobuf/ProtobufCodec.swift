@@ -136,6 +136,13 @@ public struct ProtobufCodec: Codec {
         }
         return try data.withUnsafeBytes { raw -> Value in
             let bytes = raw.bindMemory(to: UInt8.self)
+            // The direct read answers for every input whose meaning is plain and within the limits; anything
+            // else goes through the scanner and protobuf-c, which give the exact answer or error.
+            if direct {
+                let reader = ProtobufWireReader(bytes: bytes, runtime: runtime, options: options)
+                reader.startBudget(layout)
+                if let value = try? reader.value(layout, 0..<bytes.count, depth: 1) { return value }
+            }
             // protobuf-c recurses and allocates once per nested message: bound nesting, fields and values
             // in one iterative pass first.
             let scanner = ProtobufLimitScanner(
@@ -143,10 +150,6 @@ public struct ProtobufCodec: Codec {
             if let error = scanner.firstViolation(in: bytes, root: layout) {
                 throw error
             }
-            // The direct read answers for every input whose meaning is plain; anything else goes through
-            // protobuf-c, which gives the exact answer or error.
-            let reader = ProtobufWireReader(bytes: bytes, runtime: runtime, options: options)
-            if direct, let value = try? reader.value(layout, 0..<bytes.count, depth: 1) { return value }
             return try pivotValue(bytes, layout: layout, options: options)
         }
     }

@@ -595,8 +595,8 @@ struct ProtobufMessagesContainer: UnkeyedDecodingContainer {
 // MARK: - Entry point
 
 extension ProtobufCodec {
-    /// The typed decode: checks the limits and the bytes as the `Value` path does, then reads `T` straight
-    /// from them; anything it does not answer for itself is answered by the `Value` pivot.
+    /// The typed decode: checks the bytes and the limits as the `Value` path does, then reads `T` straight
+    /// from them; nil when the `Value` pivot must answer.
     func directDecode<T: Decodable>(
         _ type: T.Type, from data: Data, layout: MessageLayout, options: Options, decoder: ValueDecoder
     ) -> T? {
@@ -605,13 +605,12 @@ extension ProtobufCodec {
         guard data.count <= limits.maximumInputSize else { return nil }
         return data.withUnsafeBytes { raw -> T? in
             let bytes = raw.bindMemory(to: UInt8.self)
-            let scanner = ProtobufLimitScanner(
-                runtime: runtime, limits: limits, countsDeclaredFields: options.includeDefaultValues)
-            guard scanner.firstViolation(in: bytes, root: layout) == nil else { return nil }
-            let reader = ProtobufWireReader(bytes: bytes, runtime: runtime, options: options)
-            guard (try? reader.check(layout, 0..<bytes.count, depth: 1)) != nil,
-                let root = try? reader.index(layout, 0..<bytes.count)
-            else { return nil }
+            // One checking pass (framing, UTF-8, limits) over the whole tree; then the reads need not count.
+            var reader = ProtobufWireReader(bytes: bytes, runtime: runtime, options: options)
+            reader.startBudget(layout)
+            guard (try? reader.check(layout, 0..<bytes.count, depth: 1)) != nil else { return nil }
+            reader.counting = false
+            guard let root = try? reader.index(layout, 0..<bytes.count) else { return nil }
             let context = ProtobufTypedContext(reader: reader, valueDecoder: decoder)
             let top = ProtobufMessageDecoding(context: context, message: root, parent: nil, component: nil)
             guard let result = try? top.unwrap(T.self), !context.fallback else { return nil }

@@ -25,11 +25,35 @@ struct WireMessage {
     var slots: [WireSlot]
 }
 
+/// The values counted against `DecodingLimits.maximumTotalValues` so far (shared by a decode's readers).
+final class WireBudget {
+    var total = 0
+}
+
 /// Reads wire bytes as the pivot would see them. `bytes` must outlive it.
+///
+/// While `counting`, indexing also counts what ``ProtobufLimitScanner`` counts (values in all, fields per
+/// message, string lengths; nesting is bounded by the `depth` of the reads) and treats going past a limit
+/// as an anomaly, so that the pivot then raises the scanner's exact error: the direct read needs no
+/// separate scan.
 struct ProtobufWireReader {
     let bytes: UnsafeBufferPointer<UInt8>
     let runtime: ProtobufRuntime
     let options: ProtobufCodec.Options
+    /// Whether indexing counts against the limits (once per message: off when re-reading checked bytes).
+    var counting = true
+    let budget = WireBudget()
+
+    init(bytes: UnsafeBufferPointer<UInt8>, runtime: ProtobufRuntime, options: ProtobufCodec.Options) {
+        self.bytes = bytes
+        self.runtime = runtime
+        self.options = options
+    }
+
+    /// Starts the count for a root message of type `layout` (the scanner's initial total).
+    func startBudget(_ layout: MessageLayout) {
+        budget.total = 1 + (options.includeDefaultValues ? layout.fields.count : 0)
+    }
 
     // MARK: primitives
 
@@ -145,9 +169,11 @@ struct ProtobufWireReader {
         var offset = range.lowerBound
         let end = range.upperBound
         var guess = 0
+        var occurrences = 0
         while offset < end {
             let keyStart = offset
             let (number, wire) = try key(&offset, end: end)
+            occurrences += 1
             // Fields usually come in number order: try the one after the last first.
             var i: Int
             if guess < hot.count, hot[guess].number == number {
@@ -165,9 +191,20 @@ struct ProtobufWireReader {
             let expected = Self.wireType(of: f.type)
             if wire == expected {
                 try skip(wire, &offset, end: end)
+                if counting {
+                    if f.type == .message {
+                        if options.includeDefaultValues { budget.total += runtime.messages[f.messageIndex].fields.count }
+                    } else if wire == 2, offset - valueStart > options.limits.maximumStringLength {
+                        // The payload (and its prefix) is longer than the limit: look closer.
+                        var at = valueStart
+                        if try lengthDelimited(&at, end: end).count > options.limits.maximumStringLength {
+                            throw WireAnomaly()
+                        }
+                    }
+                }
             } else if wire == 2, f.storage == .repeated, f.type.isPackable {
                 let payload = try lengthDelimited(&offset, end: end)
-                try checkPacked(payload, f.type)
+                occurrences += try checkPacked(payload, f.type) - 1
             } else {
                 throw WireAnomaly()
             }
@@ -183,21 +220,36 @@ struct ProtobufWireReader {
                 oneofs |= 1 << UInt64(group)
             }
         }
+        if counting {
+            budget.total += occurrences
+            guard occurrences <= options.limits.maximumContainerCount,
+                budget.total <= options.limits.maximumTotalValues
+            else { throw WireAnomaly() }
+        }
         if layout.hasRequiredFields {
             for i in hot.indices where hot[i].storage == .required && slots[i].count == 0 { throw WireAnomaly() }
         }
         return WireMessage(layout: layout, range: range, slots: slots)
     }
 
-    /// Checks that a packed payload holds whole, non-empty elements.
-    private func checkPacked(_ payload: Range<Int>, _ type: ProtobufSchema.FieldType) throws(WireAnomaly) {
+    /// Checks that a packed payload holds whole, non-empty elements; returns how many.
+    private func checkPacked(_ payload: Range<Int>, _ type: ProtobufSchema.FieldType) throws(WireAnomaly) -> Int {
         guard !payload.isEmpty else { throw WireAnomaly() }
         switch Self.wireType(of: type) {
-        case 1: guard payload.count % 8 == 0 else { throw WireAnomaly() }
-        case 5: guard payload.count % 4 == 0 else { throw WireAnomaly() }
+        case 1:
+            guard payload.count % 8 == 0 else { throw WireAnomaly() }
+            return payload.count / 8
+        case 5:
+            guard payload.count % 4 == 0 else { throw WireAnomaly() }
+            return payload.count / 4
         default:
             var offset = payload.lowerBound
-            while offset < payload.upperBound { _ = try varint(&offset, end: payload.upperBound) }
+            var count = 0
+            while offset < payload.upperBound {
+                _ = try varint(&offset, end: payload.upperBound)
+                count += 1
+            }
+            return count
         }
     }
 
