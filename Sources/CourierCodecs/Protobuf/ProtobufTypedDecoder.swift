@@ -93,11 +93,18 @@ class ProtobufPathNode {
     }
 }
 
+/// The types `ValueDecoder` reads specially from any value, by identity (looked up once).
+private let protobufSpecialTypes: [ObjectIdentifier] = [
+    ObjectIdentifier(Value.self), ObjectIdentifier(Date.self), ObjectIdentifier(Data.self),
+    ObjectIdentifier(URL.self), ObjectIdentifier(Decimal.self),
+]
+/// `[String]`, by identity (its metadata is generic: looking it up on every call costs).
+let protobufStringArrayType = ObjectIdentifier([String].self)
+
 /// Whether `T` is one of the types `ValueDecoder` reads specially from any value.
 @inline(__always)
 func protobufIsSpecial<T>(_ type: T.Type) -> Bool {
-    T.self == Value.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
-        || T.self == Decimal.self
+    protobufSpecialTypes.contains(ObjectIdentifier(T.self))
 }
 
 /// The scalar conversions of `ValueDecoding`, for the value kinds protobuf produces.
@@ -170,9 +177,9 @@ struct ProtobufScalars {
 /// The decoder of one message (a `Value` object in the pivot).
 final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecodingContainer {
     let context: ProtobufTypedContext
-    var message: WireMessage
-    /// Where the next keyed lookup probably is.
-    var hint = 0
+    let message: WireMessage
+    /// Where the next keyed lookup probably is (only this decoder's containers touch it, one call at a time).
+    @exclusivity(unchecked) var hint = 0
 
     init(context: ProtobufTypedContext, message: WireMessage, parent: ProtobufPathNode?, component: PathComponent?) {
         self.context = context
@@ -298,8 +305,34 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
         case .scalar(let value):
             return try scalars.delegate(T.self, value, .key(name))
         case .other:
+            if ObjectIdentifier(T.self) == protobufStringArrayType, let strings = repeatedStrings(i) {
+                return unsafeBitCast(strings, to: T.self)
+            }
             return try scalars.delegate(T.self, fieldValue(i), .key(name))
         }
+    }
+
+    /// A repeated string field read straight into `[String]` (what `ValueDecoder` makes of its array).
+    private func repeatedStrings(_ i: Int) -> [String]? {
+        let f = message.layout.hot[i]
+        guard f.type == .string, f.storage == .repeated else { return nil }
+        let reader = context.reader
+        var strings: [String] = []
+        strings.reserveCapacity(message.slots[i].count)
+        let end = message.range.upperBound
+        do throws(WireAnomaly) {
+            try reader.forEachOccurrence(message, i) { (start, _) throws(WireAnomaly) in
+                var offset = start
+                let payload = try reader.lengthDelimited(&offset, end: end)
+                guard let s = ProtobufDecodeWalker.string(UnsafeBufferPointer(rebasing: reader.bytes[payload])) else {
+                    throw WireAnomaly()
+                }
+                strings.append(s)
+            }
+        } catch {
+            return nil
+        }
+        return strings
     }
 }
 
@@ -606,7 +639,7 @@ extension ProtobufCodec {
         return data.withUnsafeBytes { raw -> T? in
             let bytes = raw.bindMemory(to: UInt8.self)
             // One checking pass (framing, UTF-8, limits) over the whole tree; then the reads need not count.
-            var reader = ProtobufWireReader(bytes: bytes, runtime: runtime, options: options)
+            let reader = ProtobufWireReader(bytes: bytes, runtime: runtime, options: options)
             reader.startBudget(layout)
             guard (try? reader.check(layout, 0..<bytes.count, depth: 1)) != nil else { return nil }
             reader.counting = false

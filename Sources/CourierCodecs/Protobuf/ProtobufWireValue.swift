@@ -25,24 +25,21 @@ struct WireMessage {
     var slots: [WireSlot]
 }
 
-/// The values counted against `DecodingLimits.maximumTotalValues` so far (shared by a decode's readers).
-final class WireBudget {
-    var total = 0
-}
-
-/// Reads wire bytes as the pivot would see them. `bytes` must outlive it.
+/// Reads wire bytes as the pivot would see them. `bytes` must outlive it. A class, so that the typed
+/// decoder's many calls share one reader instead of copying it.
 ///
 /// While `counting`, indexing also counts what ``ProtobufLimitScanner`` counts (values in all, fields per
 /// message, string lengths; nesting is bounded by the `depth` of the reads) and treats going past a limit
 /// as an anomaly, so that the pivot then raises the scanner's exact error: the direct read needs no
 /// separate scan.
-struct ProtobufWireReader {
+final class ProtobufWireReader {
     let bytes: UnsafeBufferPointer<UInt8>
     let runtime: ProtobufRuntime
     let options: ProtobufCodec.Options
     /// Whether indexing counts against the limits (once per message: off when re-reading checked bytes).
     var counting = true
-    let budget = WireBudget()
+    /// The values counted against `DecodingLimits.maximumTotalValues` so far.
+    var total = 0
 
     init(bytes: UnsafeBufferPointer<UInt8>, runtime: ProtobufRuntime, options: ProtobufCodec.Options) {
         self.bytes = bytes
@@ -52,7 +49,7 @@ struct ProtobufWireReader {
 
     /// Starts the count for a root message of type `layout` (the scanner's initial total).
     func startBudget(_ layout: MessageLayout) {
-        budget.total = 1 + (options.includeDefaultValues ? layout.fields.count : 0)
+        total = 1 + (options.includeDefaultValues ? layout.fields.count : 0)
     }
 
     // MARK: primitives
@@ -193,7 +190,7 @@ struct ProtobufWireReader {
                 try skip(wire, &offset, end: end)
                 if counting {
                     if f.type == .message {
-                        if options.includeDefaultValues { budget.total += runtime.messages[f.messageIndex].fields.count }
+                        if options.includeDefaultValues { total += runtime.messages[f.messageIndex].fields.count }
                     } else if wire == 2, offset - valueStart > options.limits.maximumStringLength {
                         // The payload (and its prefix) is longer than the limit: look closer.
                         var at = valueStart
@@ -221,9 +218,9 @@ struct ProtobufWireReader {
             }
         }
         if counting {
-            budget.total += occurrences
+            total += occurrences
             guard occurrences <= options.limits.maximumContainerCount,
-                budget.total <= options.limits.maximumTotalValues
+                total <= options.limits.maximumTotalValues
             else { throw WireAnomaly() }
         }
         if layout.hasRequiredFields {
