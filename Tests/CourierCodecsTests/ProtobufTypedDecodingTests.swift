@@ -433,6 +433,25 @@ enum ProtobufDifferential {
         }
     }
 
+    /// The committed seeds of the FuzzProtobufTyped target, through the same differential.
+    @Test func fuzzSeedsDecodeTheSameWay() throws {
+        let folder = Repository.root.appendingPathComponent("Fixtures/fuzz/FuzzProtobufTyped")
+        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+        #expect(!files.isEmpty)
+        var strict = ProtobufCodec.Options()
+        strict.unknownFields = .reject
+        strict.enumsAsNumbers = true
+        let codecs = [demo, ProtobufCodec(schema: ProtobufTestSupport.demo, options: strict)]
+        for file in files {
+            let bytes = try Data(contentsOf: file)
+            for codec in codecs {
+                ProtobufDifferential.checkValue(codec, bytes, listHints)
+                ProtobufDifferential.checkTyped(PBUserList.self, codec, bytes, listHints)
+                ProtobufDifferential.checkTyped(PBProbe.self, codec, bytes, listHints)
+            }
+        }
+    }
+
     @Test func deepNestingIsBoundedOnTheTypedPath() throws {
         let hints = ProtobufTestSupport.hints("kitchen.Node")
         for levels in [50, 99, 100, 101, 5000] {
