@@ -246,6 +246,23 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
         case other
     }
 
+    /// Field `i` (emitted) when it holds a scalar: its value as the pivot holds it; nil for messages and
+    /// repeated fields.
+    @inline(__always)
+    func scalarMember(_ i: Int) throws -> Value? {
+        let f = message.layout.hot[i]
+        guard f.storage != .repeated, f.type != .message else { return nil }
+        let slot = message.slots[i]
+        let reader = context.reader
+        if slot.count == 0 { return reader.defaultValue(f) }
+        do throws(WireAnomaly) {
+            var offset = slot.valueStart
+            return try reader.scalar(&offset, f, end: message.range.upperBound, depth: 1)
+        } catch {
+            throw context.giveUp(path)
+        }
+    }
+
     func member(_ i: Int) throws -> Member {
         let f = message.layout.hot[i]
         let reader = context.reader
@@ -360,7 +377,7 @@ struct ProtobufKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func scalar(_ key: Key) throws -> Value {
         let i = try require(key)
-        if case .scalar(let value) = try decoder.member(i) { return value }
+        if let value = try decoder.scalarMember(i) { return value }
         throw decoder.mismatch(.key(key.stringValue))
     }
 

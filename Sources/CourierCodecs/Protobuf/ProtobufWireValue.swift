@@ -283,9 +283,78 @@ final class ProtobufWireReader {
 
     // MARK: checking (typed path)
 
-    /// Checks a whole message tree the way ``value(_:_:depth:)`` reads it, without building anything.
+    /// Checks a whole message tree the way ``value(_:_:depth:)`` reads it, without building anything: one
+    /// pass per message, without an index (field sets as bit masks) for types of up to 64 fields.
     func check(_ layout: MessageLayout, _ range: Range<Int>, depth: Int) throws(WireAnomaly) {
         guard depth <= options.limits.maximumDepth else { throw WireAnomaly() }
+        let hot = layout.hot
+        guard hot.count <= 64, !layout.hasRequiredFields else {
+            return try checkIndexed(layout, range, depth: depth)
+        }
+        var seen: UInt64 = 0
+        var oneofs: UInt64 = 0
+        var offset = range.lowerBound
+        let end = range.upperBound
+        var guess = 0
+        var occurrences = 0
+        let limits = options.limits
+        while offset < end {
+            let (number, wire) = try key(&offset, end: end)
+            occurrences += 1
+            var i: Int
+            if guess < hot.count, hot[guess].number == number {
+                i = guess
+            } else if let found = layout.field(number: number) {
+                i = found
+            } else {
+                guard options.unknownFields == .discard else { throw WireAnomaly() }
+                try skip(wire, &offset, end: end)
+                continue
+            }
+            guess = i + 1
+            let f = hot[i]
+            let bit: UInt64 = 1 << UInt64(i)
+            if f.storage != .repeated {
+                guard seen & bit == 0 else { throw WireAnomaly() }
+                seen |= bit
+                if f.storage == .oneof {
+                    let group = layout.fields[i].oneofIndex
+                    guard group < 64, oneofs & (1 << UInt64(group)) == 0 else { throw WireAnomaly() }
+                    oneofs |= 1 << UInt64(group)
+                }
+            }
+            let expected = Self.wireType(of: f.type)
+            if wire == expected {
+                switch f.type {
+                case .string, .bytes:
+                    let payload = try lengthDelimited(&offset, end: end)
+                    if counting, payload.count > limits.maximumStringLength { throw WireAnomaly() }
+                    if f.type == .string, !Self.isUTF8(bytes, payload) { throw WireAnomaly() }
+                case .message:
+                    let payload = try lengthDelimited(&offset, end: end)
+                    let sub = runtime.messages[f.messageIndex]
+                    if counting, options.includeDefaultValues { total += sub.fields.count }
+                    try check(sub, payload, depth: depth + 1)
+                default:
+                    try skip(wire, &offset, end: end)
+                }
+            } else if wire == 2, f.storage == .repeated, f.type.isPackable {
+                let payload = try lengthDelimited(&offset, end: end)
+                occurrences += try checkPacked(payload, f.type) - 1
+            } else {
+                throw WireAnomaly()
+            }
+        }
+        if counting {
+            total += occurrences
+            guard occurrences <= limits.maximumContainerCount, total <= limits.maximumTotalValues else {
+                throw WireAnomaly()
+            }
+        }
+    }
+
+    /// ``check(_:_:depth:)`` through an index (types of more than 64 fields, proto2 `required` fields).
+    private func checkIndexed(_ layout: MessageLayout, _ range: Range<Int>, depth: Int) throws(WireAnomaly) {
         let message = try index(layout, range)
         let hot = layout.hot
         for i in hot.indices where message.slots[i].count > 0 {
