@@ -8,6 +8,10 @@ import CProtobufC
 /// The Protocol Buffers codec: binary protobuf ⇄ `Value` through protobuf-c, with message types from a
 /// ``ProtobufSchema`` loaded at run time. The message type comes from `CodingHints.messageType`.
 ///
+/// Decoding reads well-formed bytes directly (into a `Value`, or into a `Decodable` model without the
+/// `Value` tree) and leaves anything unusual or invalid to protobuf-c, so both give the same answers and
+/// the same errors.
+///
 /// Decoding yields an object keyed by the fields' proto3 JSON names (`authorId`) in field-number order, so a
 /// protobuf body decodes to the same `Value` as its proto3 JSON form: 64-bit integers are `.int` (`.uint`
 /// above `Int64.max`), floats `.double`, bytes `.bytes`, enums their value name, maps objects with string
