@@ -23,6 +23,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzXML", ["CourierCodecs", "CourierTesting"]),
     ("FuzzXMLTyped", ["CourierCodecs"]),
     ("FuzzProtobuf", ["CourierCodecs", "CourierTesting"]),
+    ("FuzzProtobufTyped", ["CourierCodecs"]),
     ("FuzzSchema", ["CourierSchema"]),
     ("FuzzRegex", ["CourierSchema"]),
 ]

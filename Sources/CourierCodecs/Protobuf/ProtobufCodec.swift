@@ -8,6 +8,10 @@ import CProtobufC
 /// The Protocol Buffers codec: binary protobuf ⇄ `Value` through protobuf-c, with message types from a
 /// ``ProtobufSchema`` loaded at run time. The message type comes from `CodingHints.messageType`.
 ///
+/// Decoding reads well-formed bytes directly (into a `Value`, or into a `Decodable` model without the
+/// `Value` tree) and leaves anything unusual or invalid to protobuf-c, so both give the same answers and
+/// the same errors.
+///
 /// Decoding yields an object keyed by the fields' proto3 JSON names (`authorId`) in field-number order, so a
 /// protobuf body decodes to the same `Value` as its proto3 JSON form: 64-bit integers are `.int` (`.uint`
 /// above `Int64.max`), floats `.double`, bytes `.bytes`, enums their value name, maps objects with string
@@ -118,6 +122,12 @@ public struct ProtobufCodec: Codec {
     /// protobuf-c allocates anything) and `CourierError.Code.missingValue` for a missing proto2 `required`
     /// field.
     public func decode(_ data: Data, hints: CodingHints) throws -> Value {
+        try decodeValue(data, hints: hints, direct: true)
+    }
+
+    /// The `Value` decode; `direct: false` always goes through protobuf-c (the reference the direct read is
+    /// tested against).
+    func decodeValue(_ data: Data, hints: CodingHints, direct: Bool) throws -> Value {
         let layout = try layout(for: hints)
         let runtime = schema.runtime
         var options = self.options
@@ -130,6 +140,13 @@ public struct ProtobufCodec: Codec {
         }
         return try data.withUnsafeBytes { raw -> Value in
             let bytes = raw.bindMemory(to: UInt8.self)
+            // The direct read answers for every input whose meaning is plain and within the limits; anything
+            // else goes through the scanner and protobuf-c, which give the exact answer or error.
+            if direct {
+                let reader = ProtobufWireReader(bytes: bytes, runtime: runtime, options: options)
+                reader.startBudget(layout)
+                if let value = try? reader.value(layout, 0..<bytes.count, depth: 1) { return value }
+            }
             // protobuf-c recurses and allocates once per nested message: bound nesting, fields and values
             // in one iterative pass first.
             let scanner = ProtobufLimitScanner(
@@ -137,6 +154,14 @@ public struct ProtobufCodec: Codec {
             if let error = scanner.firstViolation(in: bytes, root: layout) {
                 throw error
             }
+            return try pivotValue(bytes, layout: layout, options: options)
+        }
+    }
+
+    /// Decodes through protobuf-c and the walker (bytes already checked against the limits).
+    func pivotValue(_ bytes: UnsafeBufferPointer<UInt8>, layout: MessageLayout, options: Options) throws -> Value {
+        let runtime = schema.runtime
+        do {
             let arena = Arena(initialSize: min(bytes.count * 3 + 1024, 64 * 1024))
             let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
             guard let message = protobuf_c_message_unpack(layout.descriptor, &arena.allocator, bytes.count, base)
@@ -156,6 +181,27 @@ public struct ProtobufCodec: Codec {
             }
             // The arena (and with it the unpacked tree) is released here; no per-node frees are needed.
         }
+    }
+
+    /// Decodes a binary protobuf message of type `hints.messageType` straight into a `T`, without building
+    /// the `Value` tree: the same model, or the same error, as `decoder.decode(T.self, from: decode(data,
+    /// hints: hints))`.
+    ///
+    /// ```swift
+    /// let page = try codec.decode(UserListResponse.self, from: body, hints: hints, decoder: ValueDecoder())
+    /// ```
+    public func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, hints: CodingHints, decoder: ValueDecoder
+    ) throws -> T {
+        if T.self != Value.self {
+            let layout = try layout(for: hints)
+            var options = self.options
+            if let limits = hints.limits { options.limits = limits }
+            if let result = directDecode(T.self, from: data, layout: layout, options: options, decoder: decoder) {
+                return result
+            }
+        }
+        return try decoder.decode(T.self, from: decode(data, hints: hints))
     }
 
     /// Encodes `value` (an object) as a binary protobuf message of type `hints.messageType`.

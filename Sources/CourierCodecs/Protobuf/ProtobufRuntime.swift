@@ -66,6 +66,12 @@ final class MessageLayout {
     /// The fields' JSON names, same order.
     var jsonNames: [String] = []
     var fieldsByName: [String: Int] = [:]
+    /// Field index by JSON name (the first field of a name), for the typed decoder's keyed lookups.
+    var jsonIndex: [String: Int] = [:]
+    /// Whether two fields share a JSON name (the typed decoder then leaves the type to the pivot).
+    var jsonNamesCollide = false
+    /// Whether a JSON name holds `_` (`convertFromSnakeCase` would rename it; left to the pivot).
+    var jsonNamesHaveUnderscores = false
     var oneofNames: [String] = []
     var isMapEntry = false
     var sizeofMessage = 0
@@ -338,6 +344,14 @@ final class ProtobufRuntime: @unchecked Sendable {
         }
         layout.fields = fields
         layout.jsonNames = fields.map(\.jsonName)
+        for (i, f) in fields.enumerated() {
+            if layout.jsonIndex[f.jsonName] == nil {
+                layout.jsonIndex[f.jsonName] = i
+            } else {
+                layout.jsonNamesCollide = true
+            }
+            if f.jsonName.contains("_") { layout.jsonNamesHaveUnderscores = true }
+        }
         layout.hot = fields.enumerated().map { i, f in
             HotField(
                 number: f.number, type: f.type, storage: f.storage, isMap: f.isMap, offset: f.offset,

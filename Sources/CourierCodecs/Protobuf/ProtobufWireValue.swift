@@ -1,0 +1,593 @@
+// Reading protobuf wire bytes straight into `Value`s (and checking them for the typed decoder), without
+// protobuf-c. Only the plain shape of a message is handled here: whatever is unusual (malformed bytes,
+// unknown fields kept or rejected, a singular field twice, two members of a oneof, a missing proto2
+// `required` field, invalid UTF-8, overlong encodings) is a `WireAnomaly`, and the caller then runs the protobuf-c
+// pivot, which gives the exact answer or the exact error. So this path only ever answers for inputs whose
+// meaning is unambiguous, and answers what the pivot answers.
+
+/// Something the direct wire path leaves to the protobuf-c pivot (never surfaced to users).
+struct WireAnomaly: Error {}
+
+/// Where one field of a message sits in the wire bytes: its first occurrence and how many there are.
+struct WireSlot {
+    /// The offset of the first occurrence's key (repeated fields are re-read from there).
+    var keyStart: Int = 0
+    /// The offset of the first occurrence's value (after the key).
+    var valueStart: Int = 0
+    /// Occurrences (packed runs count once).
+    var count: Int = 0
+}
+
+/// One indexed message: its type, its bytes and one ``WireSlot`` per field (field-number order).
+struct WireMessage {
+    let layout: MessageLayout
+    let range: Range<Int>
+    var slots: [WireSlot]
+}
+
+/// Reads wire bytes as the pivot would see them. `bytes` must outlive it. A class, so that the typed
+/// decoder's many calls share one reader instead of copying it.
+///
+/// While `counting`, indexing also counts what ``ProtobufLimitScanner`` counts (values in all, fields per
+/// message, string lengths; nesting is bounded by the `depth` of the reads) and treats going past a limit
+/// as an anomaly, so that the pivot then raises the scanner's exact error: the direct read needs no
+/// separate scan.
+final class ProtobufWireReader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let runtime: ProtobufRuntime
+    let options: ProtobufCodec.Options
+    /// Whether indexing counts against the limits (once per message: off when re-reading checked bytes).
+    var counting = true
+    /// The values counted against `DecodingLimits.maximumTotalValues` so far.
+    var total = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, runtime: ProtobufRuntime, options: ProtobufCodec.Options) {
+        self.bytes = bytes
+        self.runtime = runtime
+        self.options = options
+    }
+
+    /// Starts the count for a root message of type `layout` (the scanner's initial total).
+    func startBudget(_ layout: MessageLayout) {
+        total = 1 + (options.includeDefaultValues ? layout.fields.count : 0)
+    }
+
+    // MARK: primitives
+
+    /// A varint at `offset` (at most 10 bytes, no bits past the 64th), advancing `offset`.
+    @inline(__always)
+    func varint(_ offset: inout Int, end: Int) throws(WireAnomaly) -> UInt64 {
+        var i = offset
+        guard i < end else { throw WireAnomaly() }
+        let first = bytes[i]
+        if first < 0x80 {
+            offset = i + 1
+            return UInt64(first)
+        }
+        var result = UInt64(first & 0x7f)
+        var shift: UInt64 = 7
+        i += 1
+        while true {
+            guard i < end else { throw WireAnomaly() }
+            let byte = bytes[i]
+            i += 1
+            if shift == 63 {
+                // The tenth byte: only its lowest bit still fits.
+                guard byte <= 1 else { throw WireAnomaly() }
+                result |= UInt64(byte) << 63
+                offset = i
+                return result
+            }
+            result |= UInt64(byte & 0x7f) << shift
+            if byte < 0x80 {
+                offset = i
+                return result
+            }
+            shift += 7
+        }
+    }
+
+    /// A field key in canonical form: at most 5 bytes, minimal, a number above 0 and a wire type protobuf-c
+    /// knows (no groups).
+    @inline(__always)
+    func key(_ offset: inout Int, end: Int) throws(WireAnomaly) -> (number: UInt32, wire: UInt8) {
+        let start = offset
+        let key = try varint(&offset, end: end)
+        let length = offset - start
+        guard length <= 5, length == 1 || bytes[offset - 1] != 0, key <= UInt64(UInt32.max) else {
+            throw WireAnomaly()
+        }
+        let number = UInt32(truncatingIfNeeded: key >> 3)
+        let wire = UInt8(key & 7)
+        guard number != 0, wire == 0 || wire == 1 || wire == 2 || wire == 5 else { throw WireAnomaly() }
+        return (number, wire)
+    }
+
+    /// A length prefix (minimal, under 4 bytes of length) and the payload range after it.
+    @inline(__always)
+    func lengthDelimited(_ offset: inout Int, end: Int) throws(WireAnomaly) -> Range<Int> {
+        let start = offset
+        let length = try varint(&offset, end: end)
+        let size = offset - start
+        guard size <= 4, size == 1 || bytes[offset - 1] != 0, length <= UInt64(end - offset) else {
+            throw WireAnomaly()
+        }
+        let payload = offset..<(offset + Int(length))
+        offset = payload.upperBound
+        return payload
+    }
+
+    @inline(__always)
+    func fixed32(_ offset: inout Int, end: Int) throws(WireAnomaly) -> UInt32 {
+        guard end - offset >= 4 else { throw WireAnomaly() }
+        let v = UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt32.self)
+        offset += 4
+        return UInt32(littleEndian: v)
+    }
+
+    @inline(__always)
+    func fixed64(_ offset: inout Int, end: Int) throws(WireAnomaly) -> UInt64 {
+        guard end - offset >= 8 else { throw WireAnomaly() }
+        let v = UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self)
+        offset += 8
+        return UInt64(littleEndian: v)
+    }
+
+    /// Skips one value of wire type `wire`.
+    @inline(__always)
+    func skip(_ wire: UInt8, _ offset: inout Int, end: Int) throws(WireAnomaly) {
+        switch wire {
+        case 0: _ = try varint(&offset, end: end)
+        case 1: _ = try fixed64(&offset, end: end)
+        case 5: _ = try fixed32(&offset, end: end)
+        default: _ = try lengthDelimited(&offset, end: end)
+        }
+    }
+
+    /// The wire type a field's values have when not packed.
+    @inline(__always)
+    static func wireType(of type: ProtobufSchema.FieldType) -> UInt8 {
+        switch type {
+        case .int32, .int64, .uint32, .uint64, .sint32, .sint64, .bool, .enumeration: return 0
+        case .fixed64, .sfixed64, .double: return 1
+        case .fixed32, .sfixed32, .float: return 5
+        case .string, .bytes, .message: return 2
+        }
+    }
+
+    // MARK: indexing
+
+    /// Indexes the fields of the message of type `layout` in `range`: one pass, checking keys, wire types,
+    /// value framing, single occurrences of singular fields and oneofs, and unknown fields.
+    func index(_ layout: MessageLayout, _ range: Range<Int>) throws(WireAnomaly) -> WireMessage {
+        let hot = layout.hot
+        var slots = [WireSlot](repeating: WireSlot(), count: hot.count)
+        var oneofs: UInt64 = 0
+        var offset = range.lowerBound
+        let end = range.upperBound
+        var guess = 0
+        var occurrences = 0
+        while offset < end {
+            let keyStart = offset
+            let (number, wire) = try key(&offset, end: end)
+            occurrences += 1
+            // Fields usually come in number order: try the one after the last first.
+            var i: Int
+            if guess < hot.count, hot[guess].number == number {
+                i = guess
+            } else if let found = layout.field(number: number) {
+                i = found
+            } else {
+                guard options.unknownFields == .discard else { throw WireAnomaly() }
+                try skip(wire, &offset, end: end)
+                continue
+            }
+            guess = i + 1
+            let f = hot[i]
+            let valueStart = offset
+            let expected = Self.wireType(of: f.type)
+            if wire == expected {
+                try skip(wire, &offset, end: end)
+                if counting {
+                    if f.type == .message {
+                        if options.includeDefaultValues { total += runtime.messages[f.messageIndex].fields.count }
+                    } else if wire == 2, offset - valueStart > options.limits.maximumStringLength {
+                        // The payload (and its prefix) is longer than the limit: look closer.
+                        var at = valueStart
+                        if try lengthDelimited(&at, end: end).count > options.limits.maximumStringLength {
+                            throw WireAnomaly()
+                        }
+                    }
+                }
+            } else if wire == 2, f.storage == .repeated, f.type.isPackable {
+                let payload = try lengthDelimited(&offset, end: end)
+                occurrences += try checkPacked(payload, f.type) - 1
+            } else {
+                throw WireAnomaly()
+            }
+            if slots[i].count == 0 {
+                slots[i] = WireSlot(keyStart: keyStart, valueStart: valueStart, count: 1)
+            } else {
+                guard f.storage == .repeated else { throw WireAnomaly() }
+                slots[i].count += 1
+            }
+            if f.storage == .oneof {
+                let group = layout.fields[i].oneofIndex
+                guard group < 64, oneofs & (1 << UInt64(group)) == 0 else { throw WireAnomaly() }
+                oneofs |= 1 << UInt64(group)
+            }
+        }
+        if counting {
+            total += occurrences
+            guard occurrences <= options.limits.maximumContainerCount,
+                total <= options.limits.maximumTotalValues
+            else { throw WireAnomaly() }
+        }
+        if layout.hasRequiredFields {
+            for i in hot.indices where hot[i].storage == .required && slots[i].count == 0 { throw WireAnomaly() }
+        }
+        return WireMessage(layout: layout, range: range, slots: slots)
+    }
+
+    /// Checks that a packed payload holds whole, non-empty elements; returns how many.
+    private func checkPacked(_ payload: Range<Int>, _ type: ProtobufSchema.FieldType) throws(WireAnomaly) -> Int {
+        guard !payload.isEmpty else { throw WireAnomaly() }
+        switch Self.wireType(of: type) {
+        case 1:
+            guard payload.count % 8 == 0 else { throw WireAnomaly() }
+            return payload.count / 8
+        case 5:
+            guard payload.count % 4 == 0 else { throw WireAnomaly() }
+            return payload.count / 4
+        default:
+            var offset = payload.lowerBound
+            var count = 0
+            while offset < payload.upperBound {
+                _ = try varint(&offset, end: payload.upperBound)
+                count += 1
+            }
+            return count
+        }
+    }
+
+    /// Calls `body` with the value offset of every occurrence of repeated field `i` (packed runs: the
+    /// payload range, flagged).
+    @inline(__always)
+    func forEachOccurrence(
+        _ message: WireMessage, _ i: Int, _ body: (_ valueStart: Int, _ packed: Range<Int>?) throws(WireAnomaly) -> Void
+    ) throws(WireAnomaly) {
+        let slot = message.slots[i]
+        guard slot.count > 0 else { return }
+        let f = message.layout.hot[i]
+        let expected = Self.wireType(of: f.type)
+        var offset = slot.keyStart
+        let end = message.range.upperBound
+        var seen = 0
+        while offset < end && seen < slot.count {
+            let (number, wire) = try key(&offset, end: end)
+            if number == f.number {
+                seen += 1
+                if wire == expected {
+                    let start = offset
+                    try skip(wire, &offset, end: end)
+                    try body(start, nil)
+                } else {
+                    let payload = try lengthDelimited(&offset, end: end)
+                    try body(payload.lowerBound, payload)
+                }
+            } else {
+                try skip(wire, &offset, end: end)
+            }
+        }
+    }
+
+    // MARK: checking (typed path)
+
+    /// Checks a whole message tree the way ``value(_:_:depth:)`` reads it, without building anything: one
+    /// pass per message, without an index (field sets as bit masks) for types of up to 64 fields.
+    func check(_ layout: MessageLayout, _ range: Range<Int>, depth: Int) throws(WireAnomaly) {
+        guard depth <= options.limits.maximumDepth else { throw WireAnomaly() }
+        let hot = layout.hot
+        guard hot.count <= 64, !layout.hasRequiredFields else {
+            return try checkIndexed(layout, range, depth: depth)
+        }
+        var seen: UInt64 = 0
+        var oneofs: UInt64 = 0
+        var offset = range.lowerBound
+        let end = range.upperBound
+        var guess = 0
+        var occurrences = 0
+        let limits = options.limits
+        while offset < end {
+            let (number, wire) = try key(&offset, end: end)
+            occurrences += 1
+            var i: Int
+            if guess < hot.count, hot[guess].number == number {
+                i = guess
+            } else if let found = layout.field(number: number) {
+                i = found
+            } else {
+                guard options.unknownFields == .discard else { throw WireAnomaly() }
+                try skip(wire, &offset, end: end)
+                continue
+            }
+            guess = i + 1
+            let f = hot[i]
+            let bit: UInt64 = 1 << UInt64(i)
+            if f.storage != .repeated {
+                guard seen & bit == 0 else { throw WireAnomaly() }
+                seen |= bit
+                if f.storage == .oneof {
+                    let group = layout.fields[i].oneofIndex
+                    guard group < 64, oneofs & (1 << UInt64(group)) == 0 else { throw WireAnomaly() }
+                    oneofs |= 1 << UInt64(group)
+                }
+            }
+            let expected = Self.wireType(of: f.type)
+            if wire == expected {
+                switch f.type {
+                case .string, .bytes:
+                    let payload = try lengthDelimited(&offset, end: end)
+                    if counting, payload.count > limits.maximumStringLength { throw WireAnomaly() }
+                    if f.type == .string, !Self.isUTF8(bytes, payload) { throw WireAnomaly() }
+                case .message:
+                    let payload = try lengthDelimited(&offset, end: end)
+                    let sub = runtime.messages[f.messageIndex]
+                    if counting, options.includeDefaultValues { total += sub.fields.count }
+                    try check(sub, payload, depth: depth + 1)
+                default:
+                    try skip(wire, &offset, end: end)
+                }
+            } else if wire == 2, f.storage == .repeated, f.type.isPackable {
+                let payload = try lengthDelimited(&offset, end: end)
+                occurrences += try checkPacked(payload, f.type) - 1
+            } else {
+                throw WireAnomaly()
+            }
+        }
+        if counting {
+            total += occurrences
+            guard occurrences <= limits.maximumContainerCount, total <= limits.maximumTotalValues else {
+                throw WireAnomaly()
+            }
+        }
+    }
+
+    /// ``check(_:_:depth:)`` through an index (types of more than 64 fields, proto2 `required` fields).
+    private func checkIndexed(_ layout: MessageLayout, _ range: Range<Int>, depth: Int) throws(WireAnomaly) {
+        let message = try index(layout, range)
+        let hot = layout.hot
+        for i in hot.indices where message.slots[i].count > 0 {
+            let f = hot[i]
+            switch f.type {
+            case .string:
+                try forEachOccurrence(message, i) { (start, _) throws(WireAnomaly) in
+                    var offset = start
+                    let payload = try lengthDelimited(&offset, end: range.upperBound)
+                    guard Self.isUTF8(bytes, payload) else { throw WireAnomaly() }
+                }
+            case .message:
+                let sub = runtime.messages[f.messageIndex]
+                try forEachOccurrence(message, i) { (start, _) throws(WireAnomaly) in
+                    var offset = start
+                    let payload = try lengthDelimited(&offset, end: range.upperBound)
+                    try check(sub, payload, depth: depth + 1)
+                }
+            default: break
+            }
+        }
+    }
+
+    /// Whether `range` of `bytes` is valid UTF-8 (an ASCII scan first).
+    @inline(__always)
+    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        let slice = UnsafeBufferPointer(rebasing: bytes[range])
+        var i = 0
+        let raw = UnsafeRawPointer(slice.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+        var high: UInt64 = 0
+        while i + 8 <= slice.count {
+            high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < slice.count {
+            high |= UInt64(slice[i])
+            i += 1
+        }
+        if high & 0x8080_8080_8080_8080 == 0 { return true }
+        return ProtobufDecodeWalker.string(slice) != nil
+    }
+
+    // MARK: values
+
+    /// The `Value` of the message of type `layout` in `range`, as the pivot's walker builds it.
+    func value(_ layout: MessageLayout, _ range: Range<Int>, depth: Int) throws(WireAnomaly) -> Value {
+        guard depth <= options.limits.maximumDepth else { throw WireAnomaly() }
+        let message = try index(layout, range)
+        return try value(of: message, depth: depth)
+    }
+
+    /// The `Value` of an indexed message.
+    func value(of message: WireMessage, depth: Int) throws(WireAnomaly) -> Value {
+        let layout = message.layout
+        let names = layout.jsonNames
+        var values: [Value] = []
+        values.reserveCapacity(names.count)
+        var keys: [String]? = nil
+        for i in names.indices {
+            if let value = try fieldValue(message, i, depth: depth) {
+                values.append(value)
+                keys?.append(names[i])
+            } else if keys == nil {
+                keys = Array(names[0..<i])
+            }
+        }
+        return .object(Value.Object(uniqueKeys: keys ?? names, values: values))
+    }
+
+    /// Whether field `i` of `message` appears in its `Value` (the walker's presence rules).
+    @inline(__always)
+    func isEmitted(_ message: WireMessage, _ i: Int) throws(WireAnomaly) -> Bool {
+        let f = message.layout.hot[i]
+        let slot = message.slots[i]
+        switch f.storage {
+        case .repeated: return slot.count > 0 || options.includeDefaultValues
+        case .implicit:
+            if f.type == .message { return slot.count > 0 }
+            if slot.count == 0 { return options.includeDefaultValues }
+            if options.includeDefaultValues { return true }
+            return try !isZero(slot.valueStart, f, end: message.range.upperBound)
+        case .hasFlag, .pointer, .oneof, .required: return slot.count > 0
+        }
+    }
+
+    /// The `Value` of field `i`, nil when the walker leaves it out.
+    func fieldValue(_ message: WireMessage, _ i: Int, depth: Int) throws(WireAnomaly) -> Value? {
+        guard try isEmitted(message, i) else { return nil }
+        let f = message.layout.hot[i]
+        let slot = message.slots[i]
+        let end = message.range.upperBound
+        if f.storage == .repeated {
+            if f.isMap { return try map(message, i, depth: depth) }
+            var array: [Value] = []
+            array.reserveCapacity(slot.count)
+            try forEachOccurrence(message, i) { (start, packed) throws(WireAnomaly) in
+                if let packed {
+                    var offset = packed.lowerBound
+                    while offset < packed.upperBound {
+                        array.append(try scalar(&offset, f, end: packed.upperBound, depth: depth))
+                    }
+                } else {
+                    var offset = start
+                    array.append(try scalar(&offset, f, end: end, depth: depth))
+                }
+            }
+            return .array(array)
+        }
+        if slot.count == 0 { return defaultValue(f) }
+        var offset = slot.valueStart
+        return try scalar(&offset, f, end: end, depth: depth)
+    }
+
+    /// The value a field without presence has when absent.
+    func defaultValue(_ f: HotField) -> Value {
+        switch f.type {
+        case .int32, .sint32, .sfixed32, .uint32, .fixed32, .int64, .sint64, .sfixed64, .uint64, .fixed64:
+            return .int(0)
+        case .float, .double: return .double(0)
+        case .bool: return .bool(false)
+        case .enumeration: return enumValue(0, f)
+        case .string: return .string("")
+        case .bytes: return .bytes([])
+        case .message: return .object(Value.Object())  // not reached: messages have presence
+        }
+    }
+
+    @inline(__always)
+    func enumValue(_ number: Int32, _ f: HotField) -> Value {
+        if !options.enumsAsNumbers, let name = runtime.enums[f.enumIndex].nameByNumber[number] { return name }
+        return .int(Int64(number))
+    }
+
+    /// Whether the value at `offset` is what protobuf-c's C storage holds as zero.
+    private func isZero(_ start: Int, _ f: HotField, end: Int) throws(WireAnomaly) -> Bool {
+        var offset = start
+        switch f.type {
+        case .int32, .sint32, .uint32, .enumeration, .bool:
+            let v = try varint(&offset, end: end)
+            return f.type == .bool ? v == 0 : UInt32(truncatingIfNeeded: v) == 0
+        case .int64, .sint64, .uint64: return try varint(&offset, end: end) == 0
+        case .fixed32, .sfixed32, .float: return try fixed32(&offset, end: end) == 0
+        case .fixed64, .sfixed64, .double: return try fixed64(&offset, end: end) == 0
+        case .string, .bytes: return try lengthDelimited(&offset, end: end).isEmpty
+        case .message: return false
+        }
+    }
+
+    /// Reads one value of field `f` at `offset` (not packed framing: one element).
+    @inline(__always)
+    func scalar(_ offset: inout Int, _ f: HotField, end: Int, depth: Int) throws(WireAnomaly) -> Value {
+        switch f.type {
+        case .int32:
+            return .int(Int64(Int32(truncatingIfNeeded: try varint(&offset, end: end))))
+        case .sint32:
+            let u = UInt32(truncatingIfNeeded: try varint(&offset, end: end))
+            return .int(Int64(Int32(bitPattern: (u >> 1) ^ (0 &- (u & 1)))))
+        case .sfixed32: return .int(Int64(Int32(bitPattern: try fixed32(&offset, end: end))))
+        case .uint32: return .int(Int64(UInt32(truncatingIfNeeded: try varint(&offset, end: end))))
+        case .fixed32: return .int(Int64(try fixed32(&offset, end: end)))
+        case .int64: return .int(Int64(bitPattern: try varint(&offset, end: end)))
+        case .sint64:
+            let u = try varint(&offset, end: end)
+            return .int(Int64(bitPattern: (u >> 1) ^ (0 &- (u & 1))))
+        case .sfixed64: return .int(Int64(bitPattern: try fixed64(&offset, end: end)))
+        case .uint64:
+            let u = try varint(&offset, end: end)
+            return u <= UInt64(Int64.max) ? .int(Int64(u)) : .uint(u)
+        case .fixed64:
+            let u = try fixed64(&offset, end: end)
+            return u <= UInt64(Int64.max) ? .int(Int64(u)) : .uint(u)
+        case .float: return .double(Double(Float(bitPattern: try fixed32(&offset, end: end))))
+        case .double: return .double(Double(bitPattern: try fixed64(&offset, end: end)))
+        case .bool: return .bool(try varint(&offset, end: end) != 0)
+        case .enumeration:
+            return enumValue(Int32(truncatingIfNeeded: try varint(&offset, end: end)), f)
+        case .string:
+            let payload = try lengthDelimited(&offset, end: end)
+            guard let s = ProtobufDecodeWalker.string(UnsafeBufferPointer(rebasing: bytes[payload])) else {
+                throw WireAnomaly()
+            }
+            return .string(s)
+        case .bytes:
+            let payload = try lengthDelimited(&offset, end: end)
+            return .bytes(Array(UnsafeBufferPointer(rebasing: bytes[payload])))
+        case .message:
+            let payload = try lengthDelimited(&offset, end: end)
+            return try value(runtime.messages[f.messageIndex], payload, depth: depth + 1)
+        }
+    }
+
+    /// A map field: an object keyed by the entries' keys as strings (later entries replace earlier ones).
+    private func map(_ message: WireMessage, _ i: Int, depth: Int) throws(WireAnomaly) -> Value {
+        let f = message.layout.hot[i]
+        let entryLayout = runtime.messages[f.messageIndex]
+        guard let keyIndex = entryLayout.field(number: 1), let valueIndex = entryLayout.field(number: 2) else {
+            throw WireAnomaly()
+        }
+        let keyField = entryLayout.hot[keyIndex]
+        let valueField = entryLayout.hot[valueIndex]
+        var object = Value.Object(minimumCapacity: message.slots[i].count)
+        let end = message.range.upperBound
+        try forEachOccurrence(message, i) { (start, _) throws(WireAnomaly) in
+            var offset = start
+            let payload = try lengthDelimited(&offset, end: end)
+            guard depth + 1 <= options.limits.maximumDepth else { throw WireAnomaly() }
+            let entry = try index(entryLayout, payload)
+            let keyValue: Value
+            if entry.slots[keyIndex].count > 0 {
+                var at = entry.slots[keyIndex].valueStart
+                keyValue = try scalar(&at, keyField, end: payload.upperBound, depth: depth + 1)
+            } else {
+                keyValue = defaultValue(keyField)
+            }
+            let key: String
+            switch keyValue {
+            case .string(let s): key = s
+            case .int(let n): key = String(n)
+            case .uint(let n): key = String(n)
+            case .bool(let b): key = b ? "true" : "false"
+            default: throw WireAnomaly()
+            }
+            let value: Value
+            if entry.slots[valueIndex].count > 0 {
+                var at = entry.slots[valueIndex].valueStart
+                value = try scalar(&at, valueField, end: payload.upperBound, depth: depth + 1)
+            } else if valueField.type == .message {
+                value = try self.value(runtime.messages[valueField.messageIndex], 0..<0, depth: depth + 2)
+            } else {
+                value = defaultValue(valueField)
+            }
+            object.updateValue(value, forKey: key)
+        }
+        return .object(object)
+    }
+}
