@@ -26,7 +26,7 @@ final class WorkServer: Sendable {
         if path.hasPrefix("/slow") {
             started.withLock { $0 += 1 }
             do {
-                try await Task.sleep(for: .seconds(30))
+                try await Task.sleep(for: .seconds(600))
             } catch {
                 cancelled.withLock { $0 += 1 }
                 throw error

@@ -107,4 +107,19 @@ private struct CodecsAndSchemasDoc {
         #expect(value["name"] == "Ada")
         #expect(try JSONCodec().decode(json, hints: CodingHints()) == value)
     }
+
+    @Test func modelsDecodeAndEncodeDirectly() throws {
+        // doc-snippet: CodecsAndSchemas
+        struct User: Codable, Equatable { var id: Int; var name: String }
+        let body = Data(#"{"id":7,"name":"Ada"}"#.utf8)
+        let user = try JSONCodec().decode(User.self, from: body, hints: CodingHints(), decoder: ValueDecoder())
+        let fromXML = try CodecSet([XMLCodec()]).decode(
+            User.self, from: Data("<user><id>7</id><name>Ada</name></user>".utf8), format: .xml)
+        let bytes = try JSONCodec().encode(model: user, hints: CodingHints(), encoder: ValueEncoder())
+        print(user == fromXML, String(decoding: bytes, as: UTF8.self))   // true {"id":7,"name":"Ada"}
+        // end-doc-snippet
+        #expect(user == User(id: 7, name: "Ada"))
+        #expect(fromXML == user)
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"id":7,"name":"Ada"}"#)
+    }
 }

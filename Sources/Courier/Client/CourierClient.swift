@@ -78,6 +78,8 @@ public final class CourierClient: Sendable {
     public let transport: any Transport
     /// The configuration.
     public let configuration: Configuration
+    /// The redirect stage with the client's policy, then the configuration's interceptors: built once.
+    private let globalInterceptors: [any Interceptor]
 
     private struct Entry {
         var module: String
@@ -95,6 +97,7 @@ public final class CourierClient: Sendable {
     public init(transport: any Transport = FoundationTransport(), configuration: Configuration = Configuration()) {
         self.transport = transport
         self.configuration = configuration
+        globalInterceptors = [RedirectInterceptor(policy: configuration.redirectPolicy)] + configuration.interceptors
     }
 
     // MARK: - Sending
@@ -296,9 +299,10 @@ public final class CourierClient: Sendable {
     /// The chain `endpoint`'s calls go through.
     public func pipeline(for endpoint: Endpoint) -> Pipeline {
         // The redirect stage is the first network stage, so each hop passes the network stages again.
-        let redirects = RedirectInterceptor(policy: endpoint.redirectPolicy ?? configuration.redirectPolicy)
+        let global = endpoint.redirectPolicy.map { [RedirectInterceptor(policy: $0)] + configuration.interceptors }
+            ?? globalInterceptors
         return Pipeline(
-            global: [redirects] + configuration.interceptors, module: endpoint.module.interceptors,
+            global: global, module: endpoint.module.interceptors,
             endpoint: endpoint.interceptors, transport: transport,
             transportOptions: TransportOptions(
                 timeout: configuration.defaultTimeout, maximumResponseSize: configuration.maximumResponseSize))
@@ -390,11 +394,13 @@ public final class CourierClient: Sendable {
         let started = clock.now
         let startDate = Date()
         let recorder = options.trace ? TraceRecorder(redaction: configuration.redaction) : nil
+        // Its summary goes into the error context only when the call fails.
+        var firstRequest: CourierRequest?
         do {
             var (request, url) = try makeRequestAndURL(for: endpoint)
             if request.responseHints.shape == nil { request.responseHints.shape = shape }
             if let timeout = options.timeout { request.timeout = timeout }
-            errorContext.request = request.summary
+            firstRequest = request
             logger.debug("send", metadata: ["module": "\(endpoint.module.name)", "endpoint": "\(endpoint.name)",
                                             "request": "\(request.summary)"])
             let pipeline = pipeline(for: endpoint)
@@ -427,6 +433,7 @@ public final class CourierClient: Sendable {
                                             "duration": "\(metadata.duration)", "source": "\(response.source)"])
             return Reply(value: decoded, metadata: metadata)
         } catch {
+            if let firstRequest { errorContext.request = firstRequest.summary }
             var failure = CourierError.wrap(error, as: .transportFailure)
             if failure.category == .transport, Task.isCancelled { failure = CourierError(.cancelled, underlying: error) }
             failure = failure.adding(errorContext)

@@ -75,8 +75,10 @@ extension Pipeline {
     /// The requirements of `endpoint`'s options (and its module's, where the endpoint sets none for the same
     /// option) that no stage of this chain provides; empty when the chain can do all they ask.
     public func unmetRequirements(of endpoint: Endpoint) -> [ChainRequirement] {
+        let required = endpoint.options.requirements(over: endpoint.module.options)
+        guard !required.isEmpty else { return [] }
         let provided = stages.reduce(into: Set<ChainFeature>()) { $0.formUnion($1.provides) }
-        return endpoint.options.requirements(over: endpoint.module.options)
+        return required
             .filter { !provided.contains($0.feature) }
             .sorted { $0.option < $1.option }
     }

@@ -245,7 +245,7 @@ public struct InterceptorContext: Sendable {
     /// context.onSend { sent in context.logger.info("→ \(sent.summary)") }
     /// ```
     public func onSend(_ handler: @escaping @Sendable (CourierRequest) -> Void) {
-        storage.sendHandlers.withLock { $0.append(handler) }
+        storage.addSendHandler(handler)
     }
 
     /// Wraps every stage that runs after this point of the call, and the transport, in `observer` (once per
@@ -265,13 +265,13 @@ public struct InterceptorContext: Sendable {
     /// context.observeStages(with: Timing())
     /// ```
     public func observeStages(with observer: some StageObserver) {
-        storage.stageObservers.withLock { $0.append(observer) }
+        storage.addStageObserver(observer)
         storage.observesStages.store(true, ordering: .releasing)
     }
 
     /// Tells every ``onSend(_:)`` handler that `request` is being sent.
     func announceSend(_ request: CourierRequest) {
-        for handler in storage.sendHandlers.withLock({ $0 }) { handler(request) }
+        for handler in storage.sendHandlers { handler(request) }
     }
 
     /// Starts `work` in the background, outliving this call, as work of the call's client: while it runs it
@@ -315,9 +315,23 @@ public struct InterceptorContext: Sendable {
 /// context.storage[AttemptCount.self, default: 0] += 1
 /// ```
 public final class CallStorage: Sendable {
-    private let values = Locked<[ObjectIdentifier: any Sendable]>([:])
-    let sendHandlers = Locked<[@Sendable (CourierRequest) -> Void]>([])
-    let stageObservers = Locked<[any StageObserver]>([])
+    /// Everything behind one lock (one allocation per call instead of one per list).
+    private struct State {
+        var values: [ObjectIdentifier: any Sendable] = [:]
+        var sendHandlers: [@Sendable (CourierRequest) -> Void] = []
+        var stageObservers: [any StageObserver] = []
+    }
+    private let state = Locked(State())
+    /// The call's ``InterceptorContext/onSend(_:)`` handlers.
+    var sendHandlers: [@Sendable (CourierRequest) -> Void] { state.withLock { $0.sendHandlers } }
+    /// The call's stage observers (``InterceptorContext/observeStages(with:)``).
+    var stageObservers: [any StageObserver] { state.withLock { $0.stageObservers } }
+    func addSendHandler(_ handler: @escaping @Sendable (CourierRequest) -> Void) {
+        state.withLock { $0.sendHandlers.append(handler) }
+    }
+    func addStageObserver(_ observer: any StageObserver) {
+        state.withLock { $0.stageObservers.append(observer) }
+    }
     /// Whether ``stageObservers`` has any: read by every stage of every call, so it skips the lock.
     let observesStages = Atomic<Bool>(false)
 
@@ -326,8 +340,8 @@ public final class CallStorage: Sendable {
 
     /// The value stored under `key`, if any.
     public subscript<Key: CallStorageKey>(key: Key.Type) -> Key.Value? {
-        get { values.withLock { $0[ObjectIdentifier(key)] as? Key.Value } }
-        set { values.withLock { $0[ObjectIdentifier(key)] = newValue } }
+        get { state.withLock { $0.values[ObjectIdentifier(key)] as? Key.Value } }
+        set { state.withLock { $0.values[ObjectIdentifier(key)] = newValue } }
     }
 
     /// The value stored under `key`, or `defaultValue`; a mutation stores the result.
@@ -340,10 +354,10 @@ public final class CallStorage: Sendable {
     public func update<Key: CallStorageKey, R>(
         _ key: Key.Type, default defaultValue: Key.Value, _ body: (inout Key.Value) -> R
     ) -> R {
-        values.withLock { values in
-            var value = values[ObjectIdentifier(key)] as? Key.Value ?? defaultValue
+        state.withLock { state in
+            var value = state.values[ObjectIdentifier(key)] as? Key.Value ?? defaultValue
             let result = body(&value)
-            values[ObjectIdentifier(key)] = value
+            state.values[ObjectIdentifier(key)] = value
             return result
         }
     }

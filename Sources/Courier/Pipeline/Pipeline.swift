@@ -79,7 +79,7 @@ public struct Pipeline: Sendable {
         guard context.storage.observesStages.load(ordering: .acquiring) else {
             return try await runStage(index, request, context, recorder)
         }
-        let observers = context.storage.stageObservers.withLock { $0 }
+        let observers = context.storage.stageObservers
         let name = index == stages.count ? "transport" : stages[index].name
         return try await Self.observed(name, request, context, observers[...]) { request in
             try await runStage(index, request, context, recorder)
