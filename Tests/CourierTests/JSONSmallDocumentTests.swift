@@ -7,8 +7,8 @@ import Testing
 // arrays shared among objects of one layout, and the typed encoder's reused child encoders and summary
 // of written names. Each must give exactly what the plain path gives.
 
-/// Writes members whose names share a length and first and last bytes (one bit of the typed encoder's
-/// name summary), repeated when `repeats` is set.
+/// Writes members whose names share a length and first byte (one bit of the typed encoder's name
+/// summary), repeated when `repeats` is set.
 struct TypedLookalikeNames: Encodable {
     var repeats: Bool
 

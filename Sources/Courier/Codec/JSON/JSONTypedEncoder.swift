@@ -76,13 +76,12 @@ final class JSONTypedEncodingState {
         pool.removeAll()
     }
 
-    /// The bit of `name` in ``Frame/nameBits``: from its length and its first and last bytes.
+    /// The bit of `name` in ``Frame/nameBits``: from its length and its first byte.
     @inline(__always)
     static func nameBit(_ name: String) -> UInt64 {
         let utf8 = name.utf8
         let first = Int(utf8.first ?? 0)
-        let last = Int(utf8.last ?? 0)
-        return 1 &<< UInt64(truncatingIfNeeded: (utf8.count &* 7 &+ first &+ last &* 3) & 63)
+        return 1 &<< UInt64(truncatingIfNeeded: (utf8.count &* 7 &+ first) & 63)
     }
 
     /// Whether `name` is new in the innermost object (recording it).
