@@ -20,6 +20,7 @@ let courier = courierPath.lastPathComponent.lowercased()
 let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzJSON", ["Courier", "CourierTesting"]),
     ("FuzzJSONTyped", ["Courier"]),
+    ("FuzzJSONShortLong", ["Courier"]),
     ("FuzzXML", ["CourierCodecs", "CourierTesting"]),
     ("FuzzXMLTyped", ["CourierCodecs"]),
     ("FuzzProtobuf", ["CourierCodecs", "CourierTesting"]),

@@ -31,14 +31,23 @@ struct JSONParser {
         var string: String
     }
 
-    private var stringCache = [CachedString](repeating: CachedString(low: 0, high: .max, string: ""), count: 128)
+    /// Empty until the first short string of an input long enough to repay building it (a small
+    /// document would spend more on the table than it saves).
+    private var stringCache: [CachedString] = []
+    private let cachesStrings: Bool
+    /// The inputs long enough for ``stringCache``.
+    private static let cacheThreshold = 4096
+    /// Member-name arrays of recently closed objects, by member count: objects of the same layout (the
+    /// elements of a list) share one `keys` array instead of each allocating its own.
+    private var sharedKeys: [[String]] = []
     /// Whether the last string had escapes or non-ASCII bytes: such member names are compared as
     /// `String`s (canonical equivalence, as `Value.Object` compares them), not byte for byte.
     private var lastStringHadEscapes = false
 
     // Members of all open containers, innermost last: elements and values, names, and for each name the
     // byte offset of its opening quote and its raw length between the quotes (-1 when it had escapes).
-    // The stacks never shrink: slots at and above the tops hold trivial placeholders (`.null`, `""`).
+    // The stacks never shrink: slots at and above the tops hold trivial placeholders (`.null`, `""`), or
+    // names already shared with a closed object (``sharedKeys(from:)``), overwritten when reused.
     private var values: [Value] = []
     private var keys: [String] = []
     private var spans: [Int] = []
@@ -58,6 +67,7 @@ struct JSONParser {
         self.maximumDepth = limits.maximumDepth
         self.limits = limits
         self.duplicateKeys = duplicateKeys
+        cachesStrings = count >= Self.cacheThreshold
         values.reserveCapacity(64)
         keys.reserveCapacity(32)
         spans.reserveCapacity(64)
@@ -215,10 +225,34 @@ struct JSONParser {
     }
 
     /// Builds the object of the closing frame, applying the duplicate-key policy.
+    /// The member names from `start` up (taken off the stack), as the array of an earlier object with
+    /// the same names in the same order when there is one.
+    private mutating func sharedKeys(from start: Int) -> [String] {
+        let n = keyTop - start
+        let slot = n & 7
+        if slot < sharedKeys.count, sharedKeys[slot].count == n {
+            let same = sharedKeys[slot].withUnsafeBufferPointer { shared in
+                keys.withUnsafeBufferPointer { stack in
+                    var i = 0
+                    while i < n, shared[i] == stack[start + i] { i += 1 }
+                    return i == n
+                }
+            }
+            if same {
+                keyTop = start
+                return sharedKeys[slot]
+            }
+        }
+        let taken = takeKeys(from: start)
+        if sharedKeys.isEmpty { sharedKeys = [[String]](repeating: [], count: 8) }
+        sharedKeys[slot] = taken
+        return taken
+    }
+
     private mutating func closeObject(_ frame: Frame) throws(JSONParseFailure) -> Value.Object {
         let n = keyTop - frame.keyStart
         if n <= 16 && !hasDuplicateOrEscapedKey(from: frame.keyStart) {
-            return Value.Object(uncheckedUniqueKeys: takeKeys(from: frame.keyStart), values: takeValues(from: frame.valueStart))
+            return Value.Object(uncheckedUniqueKeys: sharedKeys(from: frame.keyStart), values: takeValues(from: frame.valueStart))
         }
         var object = Value.Object(minimumCapacity: n)
         for i in 0..<n {
@@ -374,6 +408,12 @@ struct JSONParser {
                 }
                 high[7] = UInt8(truncatingIfNeeded: length)  // byte 15 is never part of a short string
             }
+        }
+        guard cachesStrings else {
+            return String(decoding: UnsafeBufferPointer(start: bytes + begin, count: length), as: UTF8.self)
+        }
+        if stringCache.isEmpty {
+            stringCache = [CachedString](repeating: CachedString(low: 0, high: .max, string: ""), count: 128)
         }
         let slot = cacheBase + Int(truncatingIfNeeded: (((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xBF58_476D_1CE4_E5B9) >> 58)
         if stringCache[slot].low == low && stringCache[slot].high == high { return stringCache[slot].string }

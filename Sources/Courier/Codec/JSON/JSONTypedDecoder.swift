@@ -15,12 +15,43 @@ final class JSONTypedContext {
     let tape: UnsafeBufferPointer<JSONToken>
     let options: DecodingOptions
     let limits: DecodingLimits
+    /// Finished child decoders nobody else holds, reused for the next children (one allocation per
+    /// nesting level rather than per nested value). Emptied by ``drain()``: the decoders hold the context.
+    @exclusivity(unchecked) var pool: [JSONTypedDecoding] = []
 
     init(bytes: UnsafePointer<UInt8>, tape: UnsafeBufferPointer<JSONToken>, options: DecodingOptions, limits: DecodingLimits) {
         self.bytes = bytes
         self.tape = tape
         self.options = options
         self.limits = limits
+    }
+
+    /// A child decoder for the token at `index`, from the pool when it has one.
+    @inline(__always)
+    func child(index: Int, parent: JSONTypedDecoding, component: PathComponent?) -> JSONTypedDecoding {
+        guard let reused = pool.popLast() else {
+            return JSONTypedDecoding(context: self, index: index, parent: parent, component: component)
+        }
+        reused.index = index
+        reused.parent = parent
+        reused.component = component
+        reused.hintMember = 0
+        reused.hintName = index + 1
+        return reused
+    }
+
+    /// Takes `decoder` back for reuse when nothing else holds it.
+    @inline(__always)
+    func recycle(_ decoder: inout JSONTypedDecoding) {
+        guard isKnownUniquelyReferenced(&decoder) else { return }
+        decoder.parent = nil
+        decoder.component = nil
+        pool.append(decoder)
+    }
+
+    /// Releases the pooled decoders (they hold this context strongly).
+    func drain() {
+        pool.removeAll()
     }
 
     @inline(__always)
@@ -54,9 +85,9 @@ final class JSONTypedContext {
 /// The `Decoder` for one node of the tape. Nested decoders link to their parent, which is also the path.
 final class JSONTypedDecoding: Decoder, SingleValueDecodingContainer {
     let context: JSONTypedContext
-    let index: Int
-    let parent: JSONTypedDecoding?
-    let component: PathComponent?
+    @exclusivity(unchecked) var index: Int
+    @exclusivity(unchecked) var parent: JSONTypedDecoding?
+    @exclusivity(unchecked) var component: PathComponent?
     /// Where the next keyed lookup probably is: a member ordinal and the tape index of its name.
     @exclusivity(unchecked) var hintMember = 0
     @exclusivity(unchecked) var hintName = 0
@@ -170,8 +201,11 @@ final class JSONTypedDecoding: Decoder, SingleValueDecodingContainer {
         if T.self == [Int].self, let fast = scalars(i, { intValue($0) }) {
             return unsafeBitCast(fast, to: T.self)
         }
-        let nested = component == nil ? self : JSONTypedDecoding(context: context, index: i, parent: self, component: component)
-        return try T(from: nested)
+        guard component != nil else { return try T(from: self) }
+        var nested = context.child(index: i, parent: self, component: component)
+        let result = try T(from: nested)
+        context.recycle(&nested)
+        return result
     }
 
     @inline(__always)
@@ -569,6 +603,7 @@ extension JSONCodec {
             lenientNumbers: decoder.lenientNumbers, userInfo: decoder.userInfo)
         return try tokens.withUnsafeBufferPointer { tape in
             let context = JSONTypedContext(bytes: bytes, tape: tape, options: options, limits: limits)
+            defer { context.drain() }
             let root = JSONTypedDecoding(context: context, index: 0, parent: nil, component: nil)
             do {
                 return try root.unwrap(0, as: T.self, component: nil)

@@ -24,6 +24,9 @@ final class JSONTypedEncodingState {
     @exclusivity(unchecked) var frames: [Frame] = []
     /// The member names written in the open objects (for repeated names).
     @exclusivity(unchecked) var names: [String] = []
+    /// Finished child encoders nobody else holds, reused for the next children (one allocation per
+    /// nesting level rather than per nested value). Emptied by ``drain()``: the encoders hold the state.
+    @exclusivity(unchecked) var pool: [JSONTypedEncoding] = []
 
     struct Frame {
         let owner: ObjectIdentifier
@@ -32,6 +35,9 @@ final class JSONTypedEncodingState {
         var count = 0
         let namesStart: Int
         var nameSet: Set<String>?
+        /// A one-bit-per-name summary of the names written (``nameBit(_:)``): a name whose bit is not
+        /// set is new without comparing it to the others.
+        var nameBits: UInt64 = 0
     }
 
     init(codecOptions: JSONCodec.Options, options: EncodingOptions) {
@@ -40,6 +46,42 @@ final class JSONTypedEncodingState {
         pretty = codecOptions.pretty
         maximumDepth = codecOptions.maximumDepth
         frames.reserveCapacity(16)
+        pool.reserveCapacity(8)
+    }
+
+    /// A child encoder, from the pool when it has one.
+    @inline(__always)
+    func child(parent: JSONTypedEncoding, component: PathComponent?, depth: Int) -> JSONTypedEncoding {
+        guard let reused = pool.popLast() else {
+            return JSONTypedEncoding(state: self, parent: parent, component: component, depth: depth)
+        }
+        reused.parent = parent
+        reused.component = component
+        reused.depth = depth
+        reused.written = .nothing
+        return reused
+    }
+
+    /// Takes `encoder` back for reuse when nothing else holds it.
+    @inline(__always)
+    func recycle(_ encoder: inout JSONTypedEncoding) {
+        guard isKnownUniquelyReferenced(&encoder) else { return }
+        encoder.parent = nil
+        encoder.component = nil
+        pool.append(encoder)
+    }
+
+    /// Releases the pooled encoders (they hold this state strongly).
+    func drain() {
+        pool.removeAll()
+    }
+
+    /// The bit of `name` in ``Frame/nameBits``: from its length and its first byte.
+    @inline(__always)
+    static func nameBit(_ name: String) -> UInt64 {
+        let utf8 = name.utf8
+        let first = Int(utf8.first ?? 0)
+        return 1 &<< UInt64(truncatingIfNeeded: (utf8.count &* 7 &+ first) & 63)
     }
 
     /// Whether `name` is new in the innermost object (recording it).
@@ -48,7 +90,11 @@ final class JSONTypedEncodingState {
         let start = frames[top].namesStart
         if frames[top].nameSet != nil { return frames[top].nameSet!.insert(name).inserted }
         if names.count - start < 16 {
-            for i in start..<names.count where names[i] == name { return false }
+            let bit = Self.nameBit(name)
+            if frames[top].nameBits & bit != 0 {
+                for i in start..<names.count where names[i] == name { return false }
+            }
+            frames[top].nameBits |= bit
             names.append(name)
             return true
         }
@@ -64,9 +110,9 @@ final class JSONTypedEncoding: Encoder, SingleValueEncodingContainer {
     enum Written { case nothing, scalar, container }
 
     let state: JSONTypedEncodingState
-    let parent: JSONTypedEncoding?
-    let component: PathComponent?
-    let depth: Int
+    @exclusivity(unchecked) var parent: JSONTypedEncoding?
+    @exclusivity(unchecked) var component: PathComponent?
+    @exclusivity(unchecked) var depth: Int
     @exclusivity(unchecked) var written = Written.nothing
 
     init(state: JSONTypedEncodingState, parent: JSONTypedEncoding?, component: PathComponent?, depth: Int) {
@@ -181,9 +227,10 @@ final class JSONTypedEncoding: Encoder, SingleValueEncodingContainer {
             return
         }
         if try special(value, depth: depth) { return }
-        let child = JSONTypedEncoding(state: state, parent: self, component: component, depth: depth)
+        var child = state.child(parent: self, component: component, depth: depth)
         try value.encode(to: child)
         try child.finish()
+        state.recycle(&child)
     }
 
     /// Writes the rare types through the Value path's own conversion; `false` for other types.
@@ -452,6 +499,7 @@ extension JSONCodec {
             dateStrategy: encoder.dateStrategy, dataStrategy: encoder.dataStrategy, keyStrategy: encoder.keyStrategy,
             userInfo: encoder.userInfo)
         let state = JSONTypedEncodingState(codecOptions: options, options: encodingOptions)
+        defer { state.drain() }
         let root = JSONTypedEncoding(state: state, parent: nil, component: nil, depth: 0)
         do {
             try root.box(model, component: nil, depth: 0)
