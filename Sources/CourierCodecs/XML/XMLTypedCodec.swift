@@ -33,8 +33,8 @@ extension XMLCodec {
         return try decoder.decode(T.self, from: XMLReader.read(data, shape: shape, limits: limits).value)
     }
 
-    /// Encodes `model` as XML; the bytes are exactly those of
-    /// `encode(encoder.encode(model), hints: hints)`.
+    /// Encodes `model` as XML without the ``Courier/Value`` pivot where it can; the bytes (or the
+    /// `CourierError`) are exactly those of `encode(encoder.encode(model), hints: hints)`.
     ///
     /// ```swift
     /// var hints = CodingHints()
@@ -42,7 +42,15 @@ extension XMLCodec {
     /// let xml = try XMLCodec().encode(model: user, hints: hints, encoder: ValueEncoder())
     /// ```
     public func encode<T: Encodable>(model: T, hints: CodingHints, encoder: ValueEncoder) throws -> Data {
-        try encode(encoder.encode(model), hints: hints)
+        var options = self.options
+        if let layout = hints.xmlArrayLayout { options.arrayItemName = layout.itemName }
+        if let bytes = XMLDirectEncoder.encode(
+            model, rootName: hints.rootName ?? options.rootName, options: options, encoder: encoder)
+        {
+            return Data(bytes)
+        }
+        // Whatever the direct path cannot reproduce, and every error, goes through the pivot.
+        return try encode(encoder.encode(model), hints: hints)
     }
 }
 
