@@ -26,8 +26,7 @@ extension XMLCodec {
     ) throws -> T {
         let shape = hints.shape ?? XMLModelShapes.shape(of: T.self, keys: decoder.keyStrategy)
         let limits = hints.limits ?? options.limits
-        // The tape path reads member names as they are; converting them from snake case is left to the pivot.
-        if T.self != Value.self, decoder.keyStrategy != .convertFromSnakeCase {
+        if T.self != Value.self {
             return try XMLTapeReader.decode(T.self, from: data, shape: shape, limits: limits, decoder: decoder)
         }
         return try decoder.decode(T.self, from: XMLReader.read(data, shape: shape, limits: limits).value)
