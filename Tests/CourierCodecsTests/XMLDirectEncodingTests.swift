@@ -385,6 +385,11 @@ private struct Mixed: Encodable {
         TypedXMLEncode.check(Named(keys: ["@xmlns", "x"], values: ["urn:d", "a"]))
         TypedXMLEncode.check(Named(keys: ["#other"], values: ["a"]), direct: false)
         TypedXMLEncode.check(Named(keys: ["a", "a"], values: ["1", "2"]), direct: false)
+        let many = (0..<40).map { "k\($0)" }
+        TypedXMLEncode.check(Named(keys: many, values: many))
+        TypedXMLEncode.check(Named(keys: many + ["k3"], values: many + ["again"]), direct: false)
+        TypedXMLEncode.check(Named(keys: many + ["k39"], values: many + ["again"]), direct: false)
+        TypedXMLEncode.check(Named(keys: Array(many[..<15]) + ["k2"], values: many), direct: false)
         let control = TypedXMLEncode.check(Named(keys: ["a", "b"], values: ["x", "y\u{0}"]), direct: false)
         #expect(control == .failure(.encodingFailed, ["b"]))
         TypedXMLEncode.check(Named(keys: ["a"], values: ["\u{FFFE}"]), direct: false)

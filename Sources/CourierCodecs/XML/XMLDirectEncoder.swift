@@ -27,6 +27,7 @@ enum XMLDirectEncoder {
         }
         let sink = XMLEncodingSink(options: options, encoder: encoder)
         sink.writer.out.reserveCapacity(1024)
+        sink.names.reserveCapacity(32)
         if options.writesDeclaration {
             sink.writer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
         }
@@ -78,6 +79,8 @@ final class XMLEncodingSink {
     /// Set where a non-throwing `Encoder` method met something streaming cannot reproduce.
     @exclusivity(unchecked) var failed = false
     @exclusivity(unchecked) private var snakeCache: [String: String] = [:]
+    /// The member names of the open objects, outermost first (for keys written twice).
+    @exclusivity(unchecked) var names: [String] = []
 
     init(options: XMLCodec.Options, encoder: ValueEncoder) {
         writer = XMLWriter(options: options)
@@ -134,6 +137,7 @@ final class XMLEncodingSink {
             try openElement(node.name, depth: node.depth)
             writer.append("/>")
         case .object:
+            names.removeSubrange(node.namesStart...)
             if node.startClosed {
                 closeTag(node.name, depth: node.depth, afterChildren: node.hasChildren)
             } else {
@@ -283,7 +287,9 @@ final class XMLEncodingNode: Encoder, SingleValueEncodingContainer {
     // Object state.
     @exclusivity(unchecked) var startClosed = false
     @exclusivity(unchecked) var hasChildren = false
-    @exclusivity(unchecked) private var names: [String] = []
+    /// Where this object's member names start in the sink's name stack.
+    @exclusivity(unchecked) var namesStart = 0
+    /// The member names, once there are many.
     @exclusivity(unchecked) private var nameSet: Set<String> = []
     // Array state.
     @exclusivity(unchecked) var count = 0
@@ -325,6 +331,7 @@ final class XMLEncodingNode: Encoder, SingleValueEncodingContainer {
             } catch {
                 return false
             }
+            namesStart = sink.names.count
             kind = .object
             return true
         default: return false
@@ -377,12 +384,20 @@ final class XMLEncodingNode: Encoder, SingleValueEncodingContainer {
     func startMember(_ name: String) throws(XMLEncodingFallback) -> Role {
         guard kind == .object else { throw XMLEncodingFallback() }
         try sink.activate(self)
-        if names.count < 16 {
-            guard !names.contains(name) else { throw XMLEncodingFallback() }
-            names.append(name)
-            if names.count == 16 { nameSet = Set(names) }
+        // This object's member names are the top of the sink's name stack: the nodes opened inside it
+        // are closed, and took theirs off.
+        let written = sink.names.count - namesStart
+        if written < 16 {
+            var i = namesStart
+            while i < sink.names.count {
+                if sink.names[i] == name { throw XMLEncodingFallback() }
+                i += 1
+            }
+            sink.names.append(name)
+            if written == 15 { nameSet = Set(sink.names[namesStart...]) }
         } else {
             guard nameSet.insert(name).inserted else { throw XMLEncodingFallback() }
+            sink.names.append(name)
         }
         let first = name.utf8.first
         if first == UInt8(ascii: "@") {
