@@ -348,6 +348,10 @@ private struct Mixed: Encodable {
                 TypedXMLEncode.check(sample.maybe, codec: codec)
                 TypedXMLEncode.check(sample.inner.deep, codec: codec)
             }
+            TypedXMLEncode.check(["a", "<b>"], codec: codec)
+            TypedXMLEncode.check([Double](), codec: codec)
+            TypedXMLEncode.check([1.5, 2], codec: codec)
+            TypedXMLEncode.check([[String]](arrayLiteral: [], ["x"]), codec: codec)
             TypedXMLEncode.check("top", codec: codec)
             TypedXMLEncode.check(Int?.none, codec: codec)
             TypedXMLEncode.check(Shapes.Unit(), codec: codec)
@@ -402,6 +406,17 @@ private struct Mixed: Encodable {
         let deep = TypedXMLEncode.check(Chain(depth: 8), codec: XMLCodec(options: shallow), direct: false)
         if case .failure(let code, _) = deep { #expect(code == .encodingFailed) } else { Issue.record("no error") }
         TypedXMLEncode.check(Chain(depth: 3), codec: XMLCodec(options: shallow))
+        // Lists of scalars at the depth limit: items one level deeper when wrapped.
+        for depth in 1...4 {
+            var limited = XMLCodec.Options()
+            limited.maximumDepth = depth
+            let list = TypedScalars(
+                i8: 1, u16: 2, i32: nil, u: 3, f: 1, d: nil, flag: nil, text: "t", list: [1, 2], names: ["a"], inner: nil,
+                inners: [])
+            TypedXMLEncode.check(list, codec: XMLCodec(options: limited), direct: nil)
+            limited.arrayItemName = .dropTrailingS
+            TypedXMLEncode.check(list, codec: XMLCodec(options: limited), direct: nil)
+        }
     }
 
     @Test func snakeCaseKeysAndUserInfo() {

@@ -254,6 +254,15 @@ final class XMLEncodingSink {
         if T.self == Int.self { return try scalarElement(name, depth: depth, .int(Int64(value as! Int))) }
         if T.self == Bool.self { return try scalarElement(name, depth: depth, .bool(value as! Bool)) }
         if T.self == Double.self { return try scalarElement(name, depth: depth, .double(value as! Double)) }
+        if T.self == [String].self {
+            return try scalars(value as! [String], name: name, depth: depth, member: member) { .string($0) }
+        }
+        if T.self == [Int].self {
+            return try scalars(value as! [Int], name: name, depth: depth, member: member) { .int(Int64($0)) }
+        }
+        if T.self == [Double].self {
+            return try scalars(value as! [Double], name: name, depth: depth, member: member) { .double($0) }
+        }
         if Self.isSpecial(T.self) {
             return try valueElement(name, depth: depth, try materialise(value), member: member)
         }
@@ -263,6 +272,28 @@ final class XMLEncodingSink {
         try value.encode(to: node)
         try activate(node)
         try close(node)
+    }
+}
+
+extension XMLEncodingSink {
+    /// An array of scalars as `XMLWriter` lays it out: repeated elements for an object's member without
+    /// an item naming, else one wrapper holding item elements.
+    func scalars<E>(
+        _ elements: [E], name: String, depth: Int, member: Bool, _ scalar: (E) -> XMLScalar
+    ) throws(XMLEncodingFallback) {
+        if member && repeatedArrays {
+            for element in elements { try scalarElement(name, depth: depth, scalar(element)) }
+            return
+        }
+        try openElement(name, depth: depth)
+        if elements.isEmpty {
+            writer.append("/>")
+            return
+        }
+        writer.out.append(UInt8(ascii: ">"))
+        let itemName = writer.options.arrayItemName?.itemName(for: name) ?? "item"
+        for element in elements { try scalarElement(itemName, depth: depth + 1, scalar(element)) }
+        closeTag(name, depth: depth, afterChildren: true)
     }
 }
 
