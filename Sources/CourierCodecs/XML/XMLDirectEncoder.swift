@@ -11,7 +11,7 @@ import Foundation
 /// Elements are written as the model encodes them: a node's start tag when its container is asked for,
 /// its end tag when the model moves on to an enclosing container. Whatever streaming cannot reproduce
 /// byte for byte — a key encoded twice, an attribute after a child element, a write to a container that
-/// was already closed, a prefixed (`p:x`) name, a containers of another kind asked for the same encoder,
+/// was already closed, a prefixed (`p:x`) name, a container of another kind asked of the same encoder,
 /// any error — makes ``encode(_:rootName:options:encoder:)`` return `nil`, and the caller runs the
 /// pivot, which then gives its bytes or its error. Dates, data, URLs, decimals and `Value`s are
 /// materialised as `Value`s by the same `ValueEncoder` and written by `XMLWriter`.
