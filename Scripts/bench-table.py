@@ -37,6 +37,7 @@ RATIO_ROWS = [
     ("JSON decode → Value vs JSONSerialization", "json.decode.value", "json.decode.value", "JSONSerialization", 6.0),
     ("JSON encode of a model vs JSONEncoder", "json.encode.model", "json.encode.model", "JSONEncoder", 3.0),
     ("XML decode → model vs XMLCoder", "xml.decode.model", "xml.decode.model", "XMLCoder", 30.0),
+    ("XML encode of a model vs XMLCoder", "xml.encode.model", "xml.encode.model", "XMLCoder", 10.0),
 ]
 
 

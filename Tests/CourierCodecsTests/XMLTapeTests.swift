@@ -19,6 +19,19 @@ import Testing
         return tape.bailed ? nil : model
     }
 
+    @Test func snakeCaseDocumentsStayOnTheTape() throws {
+        var snake = ValueDecoder()
+        snake.keyStrategy = .convertFromSnakeCase
+        let xml = Data("<r><user_id>3</user_id><first_name>Ada</first_name></r>".utf8)
+        let shape = ValueShape(of: TypedSnake.self).mappingKeys(KeyCodingStrategy.snakeCase(fromCamelCase:))
+        let tape = try #require(XMLTapeReader.read(xml, shape: shape, limits: DecodingLimits(), decoder: snake))
+        #expect(!tape.keyNamesCollide)
+        let model = try XMLTapeDecoding(tape: tape, node: tape.root).unwrap(TypedSnake.self)
+        #expect(!tape.bailed && model == TypedSnake(userId: 3, firstName: "Ada", homeAddress: nil))
+        let both = Data("<r><user_id>3</user_id><userId>4</userId></r>".utf8)
+        #expect(try #require(XMLTapeReader.read(both, shape: shape, limits: DecodingLimits(), decoder: snake)).keyNamesCollide)
+    }
+
     @Test(arguments: ["users_10", "users_5000"])
     func theFixturesNeverFallBack(name: String) throws {
         let data = try Data(contentsOf: Repository.root.appendingPathComponent("Fixtures/\(name).xml"))

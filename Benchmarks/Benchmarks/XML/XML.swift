@@ -7,7 +7,8 @@ import FoundationXML
 import XMLCoder
 
 /// XML: Courier's libxml2 codec (the typed codec API, and to `Value`) against XMLCoder (typed) and Foundation's
-/// `XMLParser` (raw events, an empty delegate) on the demo user-list page.
+/// `XMLParser` (raw events, an empty delegate) on the demo user-list page; typed encoding of the page against
+/// XMLCoder's `XMLEncoder`.
 struct Page: Codable, Equatable {
     struct Address: Codable, Equatable {
         var city: String
@@ -122,6 +123,20 @@ let benchmarks: @Sendable () -> Void = {
                 parser.delegate = delegate
                 blackHole(parser.parse())
             }
+        }
+
+        var rooted = CodingHints()
+        rooted.rootName = "response"
+        let encoder = ValueEncoder()
+        BenchmarkSupport.check(
+            try! codec.encode(model: ours, hints: rooted, encoder: encoder)
+                == codec.encode(encoder.encode(ours), hints: rooted),
+            "\(file): typed encode vs the Value pivot")
+        Benchmark("xml.encode.model \(size) Courier", configuration: timed) { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try! codec.encode(model: ours, hints: rooted, encoder: encoder)) }
+        }
+        Benchmark("xml.encode.model \(size) XMLCoder", configuration: timed) { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try! XMLEncoder().encode(ours, withRootKey: "response")) }
         }
 
         let value = try! codec.decode(data, hints: shaped)

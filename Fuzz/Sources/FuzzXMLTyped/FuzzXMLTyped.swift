@@ -3,14 +3,17 @@
 // (`ValueDecoder().decode(T.self, from: codec.decode(data, hints:))`), both with the model's shape, give
 // the same model, or fail with a CourierError of the same code, coding path, line and column. Checked for
 // a model of common members (the demo page), one with optionals, nested lists and raw `Value`s, and with
-// a decoder converting from snake case. Seeds live in Fixtures/fuzz/FuzzXMLTyped/.
+// a decoder converting from snake case. Every model decoded is then encoded again by the typed encoder
+// (`encode(model:hints:encoder:)`, written without the Value tree) and by the pivot
+// (`encode(ValueEncoder().encode(model), hints:)`) in several layouts: the same bytes, or errors of the
+// same code and coding path. Seeds live in Fixtures/fuzz/FuzzXMLTyped/.
 import Courier
 import CourierCodecs
 import Foundation
 
-struct Page: Decodable, Equatable {
-    struct Address: Decodable, Equatable { var city: String; var street: String; var zip: String }
-    struct User: Decodable, Equatable {
+struct Page: Codable, Equatable {
+    struct Address: Codable, Equatable { var city: String; var street: String; var zip: String }
+    struct User: Codable, Equatable {
         var id: Int64
         var name: String
         var email: String
@@ -20,14 +23,14 @@ struct Page: Decodable, Equatable {
         var tags: [String]
         var address: Address
     }
-    struct Body: Decodable, Equatable { var page: Int; var total: Int; var users: [User] }
+    struct Body: Codable, Equatable { var page: Int; var total: Int; var users: [User] }
     var code: Int
     var message: String
     var data: Body
 }
 
-struct Loose: Decodable, Equatable {
-    struct Item: Decodable, Equatable { var n: Int8?; var f: Float?; var flags: [Bool]?; var raw: Value? }
+struct Loose: Codable, Equatable {
+    struct Item: Codable, Equatable { var n: Int8?; var f: Float?; var flags: [Bool]?; var raw: Value? }
     var userId: UInt16?
     var items: [Item]
     var nested: [[String]]?
@@ -65,7 +68,33 @@ enum Outcome<T: Equatable>: Equatable {
     }
 }
 
-func compare<T: Decodable & Equatable>(_ type: T.Type, _ data: Data, decoder: ValueDecoder) {
+/// The codecs and encoders the encode check runs: default, wrapped and pretty layouts, snake-case keys.
+private let encodings: [(XMLCodec, ValueEncoder)] = {
+    var wrapped = XMLCodec.Options()
+    wrapped.arrayItemName = .dropTrailingS
+    var pretty = XMLCodec.Options()
+    pretty.prettyPrinted = true
+    pretty.arrayItemName = "item"
+    pretty.maximumDepth = 6
+    var toSnake = ValueEncoder()
+    toSnake.keyStrategy = .convertToSnakeCase
+    toSnake.dataStrategy = .bytes
+    return [(XMLCodec(), ValueEncoder()), (XMLCodec(options: wrapped), toSnake), (XMLCodec(options: pretty), ValueEncoder())]
+}()
+
+/// Encodes `model` through the typed encoder and the pivot; they must agree.
+func compareEncoding<T: Encodable>(_ model: T) {
+    var hints = CodingHints()
+    hints.rootName = "r"
+    for (codec, encoder) in encodings {
+        let pivot = Outcome { [UInt8](try codec.encode(encoder.encode(model), hints: hints)) }
+        let direct = Outcome { [UInt8](try codec.encode(model: model, hints: hints, encoder: encoder)) }
+        if case .foreign(let name) = direct { fatalError("the typed encoder threw \(name), not a CourierError") }
+        if pivot != direct { fatalError("typed encoding \(direct) differs from the pivot \(pivot)") }
+    }
+}
+
+func compare<T: Codable & Equatable>(_ type: T.Type, _ data: Data, decoder: ValueDecoder) {
     var hints = CodingHints()
     var shape = ValueShape(of: T.self)
     if decoder.keyStrategy == .convertFromSnakeCase { shape = snakeCased(shape) }
@@ -79,6 +108,7 @@ func compare<T: Decodable & Equatable>(_ type: T.Type, _ data: Data, decoder: Va
     if pivot != direct, "\(pivot)" != "\(direct)" {  // NaN members compare unequal to themselves
         fatalError("typed path \(direct) differs from the pivot \(pivot)")
     }
+    if case .model(let model) = direct { compareEncoding(model) }
 }
 
 /// `shape` with member names in snake case, as `CourierClient` maps them (ASCII camel case suffices here).

@@ -58,7 +58,7 @@ public struct KeyCodingStrategy: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(base)" }
 
     /// `user_id` → `userId`; leading and trailing underscores are kept.
-    static func camelCase(fromSnakeCase key: String) -> String {
+    package static func camelCase(fromSnakeCase key: String) -> String {
         guard key.contains("_") else { return key }
         let scalars = Array(key.unicodeScalars)
         guard let first = scalars.firstIndex(where: { $0 != "_" }) else { return key }

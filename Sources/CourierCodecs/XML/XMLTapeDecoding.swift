@@ -212,7 +212,7 @@ struct XMLTapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     var allKeys: [Key] {
-        (start..<end).compactMap { Key(stringValue: tape.names[Int(tape.memberKeys[$0])]) }
+        (start..<end).compactMap { Key(stringValue: tape.keyNames[Int(tape.memberKeys[$0])]) }
     }
 
     func contains(_ key: Key) -> Bool { find(key) != nil }
@@ -221,13 +221,13 @@ struct XMLTapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func find(_ key: Key) -> Int32? {
         let name = key.stringValue
         let h = tape.hint
-        if h >= start, h < end, tape.names[Int(tape.memberKeys[h])] == name {
+        if h >= start, h < end, tape.keyNames[Int(tape.memberKeys[h])] == name {
             tape.hint = h + 1
             return tape.memberNodes[h]
         }
         var i = start
         while i < end {
-            if tape.names[Int(tape.memberKeys[i])] == name {
+            if tape.keyNames[Int(tape.memberKeys[i])] == name {
                 tape.hint = i + 1
                 return tape.memberNodes[i]
             }
@@ -312,7 +312,7 @@ struct XMLTapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         // The pivot reads the member `super`, or null without one.
         var i = start
         while i < end {
-            if tape.names[Int(tape.memberKeys[i])] == "super" {
+            if tape.keyNames[Int(tape.memberKeys[i])] == "super" {
                 return XMLTapeDecoding(tape: tape, node: tape.memberNodes[i])
             }
             i += 1

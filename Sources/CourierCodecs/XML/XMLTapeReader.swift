@@ -25,7 +25,7 @@ enum XMLTapeReader {
     static func decode<T: Decodable>(
         _ type: T.Type, from data: Data, shape: ValueShape, limits: DecodingLimits, decoder: ValueDecoder
     ) throws -> T {
-        if let tape = read(data, shape: shape, limits: limits, decoder: decoder) {
+        if let tape = read(data, shape: shape, limits: limits, decoder: decoder), !tape.keyNamesCollide {
             let root = XMLTapeDecoding(tape: tape, node: tape.root)
             if let model = try? root.unwrap(T.self), !tape.bailed { return model }
         }
@@ -135,6 +135,12 @@ final class XMLTape {
     let items: [Int32]
     /// Interned names; `names[0]` is `#text`.
     let names: [String]
+    /// The names as keyed containers match them: `names`, or converted from snake case to camel case
+    /// when the decoder's key strategy is `.convertFromSnakeCase` (as `ValueDecoder` converts members).
+    let keyNames: [String]
+    /// Whether two names convert to the same key, which the pivot resolves by keeping the last member:
+    /// the tape then leaves the document to the pivot.
+    let keyNamesCollide: Bool
     let root: Int32
     let decoder: ValueDecoder
     let userInfo: [CodingUserInfoKey: Any]
@@ -154,6 +160,14 @@ final class XMLTape {
         self.memberNodes = memberNodes
         self.items = items
         self.names = names
+        if decoder.keyStrategy == .convertFromSnakeCase {
+            let converted = names.map { KeyCodingStrategy.camelCase(fromSnakeCase: $0) }
+            keyNames = converted
+            keyNamesCollide = Set(converted).count != converted.count
+        } else {
+            keyNames = names
+            keyNamesCollide = false
+        }
         self.root = root
         self.decoder = decoder
         var info: [CodingUserInfoKey: Any] = [:]

@@ -26,15 +26,14 @@ extension XMLCodec {
     ) throws -> T {
         let shape = hints.shape ?? XMLModelShapes.shape(of: T.self, keys: decoder.keyStrategy)
         let limits = hints.limits ?? options.limits
-        // The tape path reads member names as they are; converting them from snake case is left to the pivot.
-        if T.self != Value.self, decoder.keyStrategy != .convertFromSnakeCase {
+        if T.self != Value.self {
             return try XMLTapeReader.decode(T.self, from: data, shape: shape, limits: limits, decoder: decoder)
         }
         return try decoder.decode(T.self, from: XMLReader.read(data, shape: shape, limits: limits).value)
     }
 
-    /// Encodes `model` as XML; the bytes are exactly those of
-    /// `encode(encoder.encode(model), hints: hints)`.
+    /// Encodes `model` as XML without the ``Courier/Value`` pivot where it can; the bytes (or the
+    /// `CourierError`) are exactly those of `encode(encoder.encode(model), hints: hints)`.
     ///
     /// ```swift
     /// var hints = CodingHints()
@@ -42,7 +41,15 @@ extension XMLCodec {
     /// let xml = try XMLCodec().encode(model: user, hints: hints, encoder: ValueEncoder())
     /// ```
     public func encode<T: Encodable>(model: T, hints: CodingHints, encoder: ValueEncoder) throws -> Data {
-        try encode(encoder.encode(model), hints: hints)
+        var options = self.options
+        if let layout = hints.xmlArrayLayout { options.arrayItemName = layout.itemName }
+        if let bytes = XMLDirectEncoder.encode(
+            model, rootName: hints.rootName ?? options.rootName, options: options, encoder: encoder)
+        {
+            return Data(bytes)
+        }
+        // Whatever the direct path cannot reproduce, and every error, goes through the pivot.
+        return try encode(encoder.encode(model), hints: hints)
     }
 }
 

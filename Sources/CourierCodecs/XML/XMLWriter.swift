@@ -35,7 +35,7 @@ struct XMLWriter {
 
     // MARK: Elements
 
-    private mutating func element(_ name: String, _ value: Value, depth: Int) throws(Failure) {
+    mutating func element(_ name: String, _ value: Value, depth: Int) throws(Failure) {
         guard depth < options.maximumDepth else {
             throw Failure(detail: "the value nests deeper than the limit of \(options.maximumDepth)", path: [])
         }
@@ -147,7 +147,7 @@ struct XMLWriter {
 
     /// An array member: one wrapper holding item elements when ``XMLCodec/Options/arrayItemName`` is
     /// set, else repeated elements (an array inside the array is wrapped, its items named `item`).
-    private mutating func arrayMember(_ key: String, _ elements: [Value], depth: Int) throws(Failure) {
+    mutating func arrayMember(_ key: String, _ elements: [Value], depth: Int) throws(Failure) {
         if options.arrayItemName != nil {
             try element(key, .array(elements), depth: depth)
             return
@@ -161,7 +161,7 @@ struct XMLWriter {
         }
     }
 
-    private mutating func closeTag(_ name: String, depth: Int, afterChildren: Bool) {
+    mutating func closeTag(_ name: String, depth: Int, afterChildren: Bool) {
         if options.prettyPrinted && afterChildren {
             out.append(UInt8(ascii: "\n"))
             indent(depth)
@@ -171,7 +171,7 @@ struct XMLWriter {
         out.append(UInt8(ascii: ">"))
     }
 
-    private mutating func indent(_ depth: Int) {
+    mutating func indent(_ depth: Int) {
         for _ in 0..<depth {
             out.append(UInt8(ascii: " "))
             out.append(UInt8(ascii: " "))
@@ -180,7 +180,7 @@ struct XMLWriter {
 
     // MARK: Names
 
-    private func checkName(_ name: String, attribute: Bool) throws(Failure) {
+    func checkName(_ name: String, attribute: Bool) throws(Failure) {
         guard XMLMapping.isQualifiedName(name) else {
             throw Failure(detail: "\"\(name)\" is not a valid XML \(attribute ? "attribute" : "element") name", path: [])
         }
@@ -198,14 +198,14 @@ struct XMLWriter {
 
     // MARK: Text
 
-    private mutating func scalarText(_ value: Value) throws(Failure) {
+    mutating func scalarText(_ value: Value) throws(Failure) {
         switch value {
         case .string(let s): try escaped(s, attribute: false)
         default: append(try Self.scalarString(value))
         }
     }
 
-    private mutating func attributeText(_ value: Value) throws(Failure) {
+    mutating func attributeText(_ value: Value) throws(Failure) {
         switch value {
         case .string(let s): try escaped(s, attribute: true)
         case .null: break
@@ -228,7 +228,7 @@ struct XMLWriter {
         }
     }
 
-    private mutating func escaped(_ string: String, attribute: Bool) throws(Failure) {
+    mutating func escaped(_ string: String, attribute: Bool) throws(Failure) {
         var string = string
         var failure: Failure?
         string.withUTF8 { bytes in
@@ -277,7 +277,7 @@ struct XMLWriter {
         if let failure { throw failure }
     }
 
-    private mutating func append(_ s: String) {
+    mutating func append(_ s: String) {
         out.append(contentsOf: s.utf8)
     }
 }
