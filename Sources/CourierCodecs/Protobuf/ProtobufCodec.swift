@@ -211,7 +211,17 @@ public struct ProtobufCodec: Codec {
     /// `CourierError.Code.missingValue` for a missing proto2 `required` field and
     /// `CourierError.Code.encodingFailed` for members that name no field; the coding path says where.
     public func encode(_ value: Value, hints: CodingHints) throws -> Data {
+        try encodeValue(value, hints: hints, direct: true)
+    }
+
+    /// The `Value` encode; `direct: false` always goes through protobuf-c (the reference the direct write is
+    /// tested against). The direct write gives up on anything unusual or invalid, which protobuf-c then
+    /// answers, so both give the same bytes and the same errors.
+    func encodeValue(_ value: Value, hints: CodingHints, direct: Bool) throws -> Data {
         let layout = try layout(for: hints)
+        if direct, let bytes = ProtobufValueWriter.encode(value, layout, runtime: schema.runtime, options: options) {
+            return Data(bytes)
+        }
         let arena = Arena(initialSize: 16 * 1024)
         var builder = ProtobufEncodeBuilder(runtime: schema.runtime, options: options, arena: arena)
         let message: UnsafeMutableRawPointer
