@@ -224,3 +224,103 @@ extension ProtobufTypedEncodingTests {
         #expect(written == Array(bytes))
     }
 }
+
+/// A model written by hand against the container calls the direct typed encode gives up on or handles.
+struct PBOddEncoder: Encodable {
+    var mode: Int
+
+    enum Keys: String, CodingKey {
+        case code, message, data, page, total, users, name, id, age, bogus
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        switch mode {
+        case 0:
+            // Out of field order, with a nested container.
+            var data = c.nestedContainer(keyedBy: Keys.self, forKey: .data)
+            try data.encode(3, forKey: .page)
+            try c.encode(7, forKey: .code)
+        case 1:
+            try c.encode("x", forKey: .code)  // a string for an int32 field
+        case 2:
+            try c.encode(1, forKey: .bogus)  // no such field
+        case 3:
+            try c.encode(Int64(1) << 40, forKey: .code)  // out of range for int32
+        case 4:
+            try c.encode("m", forKey: .message)
+            try c.encode(5, forKey: .code)  // out of order
+            try c.encodeNil(forKey: .data)
+        case 5:
+            try c.encode(5, forKey: .code)
+            try c.encode(6, forKey: .code)  // twice
+        case 6:
+            let sup = c.superEncoder(forKey: .data)
+            var inner = sup.container(keyedBy: Keys.self)
+            try inner.encode(2, forKey: .page)
+        case 7:
+            var users = c.nestedUnkeyedContainer(forKey: .data)
+            try users.encode(1)
+        default:
+            try c.encode("\u{0}", forKey: .message)
+            try c.encode(Value.object(["page": .int(4), "users": .array([.object(["name": .string("n")])])]), forKey: .data)
+        }
+    }
+}
+
+struct PBWrongUser: Encodable {
+    var id: String
+    var name: Int
+    var age: Double
+}
+
+struct PBWrongList: Encodable {
+    var code: Int
+    var data: PBWrongPage
+}
+
+struct PBWrongPage: Encodable {
+    var users: [PBWrongUser]
+}
+
+extension ProtobufTypedEncodingTests {
+    @Test func handWrittenModelsEncodeTheSameWay() throws {
+        let demo = ProtobufCodec(schema: ProtobufTestSupport.demo)
+        let hints = ProtobufTestSupport.hints("demo.UserListResponse")
+        var ignoring = ProtobufCodec.Options()
+        ignoring.ignoreUnknownMembers = true
+        let lenient = ProtobufCodec(schema: ProtobufTestSupport.demo, options: ignoring)
+        for mode in 0..<9 {
+            Self.checkModel(demo, PBOddEncoder(mode: mode), hints)
+            Self.checkModel(lenient, PBOddEncoder(mode: mode), hints)
+        }
+        let wrong = PBWrongList(
+            code: 1, data: PBWrongPage(users: [PBWrongUser(id: "12", name: 3, age: 2.5), PBWrongUser(id: "x", name: 1, age: 1)]))
+        Self.checkModel(demo, wrong, hints)
+        let narrow = PBNarrowList(
+            code: 200,
+            data: PBNarrowPage(users: [
+                PBNarrowUser(
+                    id: -3, age: 250, score: 0.1, tags: ["a", "b\u{0}"], address: .object(["city": .string("c")]),
+                    nickname: nil),
+                PBNarrowUser(id: 0, age: 0, score: -0.0, tags: [], address: nil, nickname: "n"),
+            ]))
+        Self.checkModel(demo, narrow, hints)
+        var snake = ValueEncoder()
+        snake.keyStrategy = .convertToSnakeCase
+        Self.checkModel(demo, narrow, hints, snake)
+        Self.checkModel(demo, Value.object(["code": .int(3)]), hints)
+    }
+
+    /// The direct typed encode answers (rather than leaving it to the pivot) for plain models.
+    @Test func theDirectTypedEncodeAnswersForPlainModels() throws {
+        let demo = ProtobufCodec(schema: ProtobufTestSupport.demo)
+        let hints = ProtobufTestSupport.hints("demo.UserListResponse")
+        let bytes = try Data(contentsOf: Repository.root.appendingPathComponent("Fixtures/users_10.pb"))
+        let model = try demo.decode(PBUserList.self, from: bytes, hints: hints, decoder: ValueDecoder())
+        let written = ProtobufTypedEncoding.encode(
+            model, try demo.layout(for: hints), runtime: demo.schema.runtime, options: demo.options,
+            encoder: ValueEncoder())
+        #expect(written == Array(bytes))
+    }
+}

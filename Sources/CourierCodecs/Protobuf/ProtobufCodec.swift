@@ -204,6 +204,24 @@ public struct ProtobufCodec: Codec {
         return try decoder.decode(T.self, from: decode(data, hints: hints))
     }
 
+    /// Encodes `model` as a binary protobuf message of type `hints.messageType` without building the `Value`
+    /// tree: the same bytes, or the same error, as `encode(encoder.encode(model), hints: hints)`.
+    ///
+    /// ```swift
+    /// let body = try codec.encode(model: page, hints: hints, encoder: ValueEncoder())
+    /// ```
+    public func encode<T: Encodable>(model: T, hints: CodingHints, encoder: ValueEncoder) throws -> Data {
+        if T.self != Value.self {
+            let layout = try layout(for: hints)
+            if let bytes = ProtobufTypedEncoding.encode(
+                model, layout, runtime: schema.runtime, options: options, encoder: encoder)
+            {
+                return Data(bytes)
+            }
+        }
+        return try encode(encoder.encode(model), hints: hints)
+    }
+
     /// Encodes `value` (an object) as a binary protobuf message of type `hints.messageType`.
     ///
     /// Throws `CourierError.Code.typeMismatch` for a member of the wrong kind,

@@ -174,7 +174,7 @@ struct ProtobufValueWriter {
         if !ok { throw GiveUp() }
     }
 
-    private mutating func field(_ value: Value, _ f: HotField, _ layout: MessageLayout, _ index: Int, depth: Int)
+    mutating func field(_ value: Value, _ f: HotField, _ layout: MessageLayout, _ index: Int, depth: Int)
         throws(GiveUp)
     {
         switch f.storage {
