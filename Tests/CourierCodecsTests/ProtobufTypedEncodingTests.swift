@@ -316,11 +316,13 @@ extension ProtobufTypedEncodingTests {
     @Test func theDirectTypedEncodeAnswersForPlainModels() throws {
         let demo = ProtobufCodec(schema: ProtobufTestSupport.demo)
         let hints = ProtobufTestSupport.hints("demo.UserListResponse")
-        let bytes = try Data(contentsOf: Repository.root.appendingPathComponent("Fixtures/users_10.pb"))
-        let model = try demo.decode(PBUserList.self, from: bytes, hints: hints, decoder: ValueDecoder())
-        let written = ProtobufTypedEncoding.encode(
-            model, try demo.layout(for: hints), runtime: demo.schema.runtime, options: demo.options,
-            encoder: ValueEncoder())
-        #expect(written == Array(bytes))
+        for name in ["users_10.pb", "users_5000.pb"] {
+            let bytes = try Data(contentsOf: Repository.root.appendingPathComponent("Fixtures/\(name)"))
+            let model = try demo.decode(PBUserList.self, from: bytes, hints: hints, decoder: ValueDecoder())
+            let written = ProtobufTypedEncoding.encode(
+                model, try demo.layout(for: hints), runtime: demo.schema.runtime, options: demo.options,
+                encoder: ValueEncoder())
+            #expect(written == Array(bytes), "\(name)")
+        }
     }
 }

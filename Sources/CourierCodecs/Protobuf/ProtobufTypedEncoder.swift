@@ -133,6 +133,9 @@ final class ProtobufTypedEncoding {
             keys.removeLast()
             guard !failed, frames.count == id + 1 else { throw giveUp() }
             segments.append((index, start, writer.out.count))
+        } else if T.self == [String].self {
+            // What `ValueEncoder` makes of a `[String]`, without its machinery.
+            try write(.array(unsafeBitCast(value, to: [String].self).map { .string($0) }), name, frame: id)
         } else {
             let v: Value
             do { v = try valueEncoder.encode(value) } catch { throw giveUp() }
