@@ -59,7 +59,8 @@ final class ProtobufTypedEncoding {
     }
 
     func push(_ layout: MessageLayout, depth: Int) throws {
-        guard depth <= writer.maxDepth, !layout.hasRequiredFields, layout.oneofNames.count <= 64 else { throw giveUp() }
+        guard depth <= writer.maxDepth, !layout.hasRequiredFields, !layout.jsonNamesCollide, layout.oneofNames.count <= 64
+        else { throw giveUp() }
         frames.append(
             Frame(
                 layout: layout, start: writer.out.count, last: -1, ordered: true, segmentBase: segments.count,
@@ -83,7 +84,7 @@ final class ProtobufTypedEncoding {
     func field(_ name: String, frame id: Int) throws -> (HotField, Int, MessageLayout) {
         guard !failed, frames.count == id + 1 else { throw giveUp() }
         let layout = frames[id].layout
-        guard let index = layout.fieldsByName[name] else { throw giveUp() }
+        let index = try lookup(name, layout, after: frames[id].last)
         let f = layout.hot[index]
         if f.storage == .oneof {
             let bit = UInt64(1) << UInt64(layout.fields[index].oneofIndex)
@@ -93,6 +94,17 @@ final class ProtobufTypedEncoding {
         if index <= frames[id].last { frames[id].ordered = false }
         frames[id].last = max(frames[id].last, index)
         return (f, index, layout)
+    }
+
+    /// The index of the field named `name`, trying the one after `last` first (members usually come in
+    /// field order, and comparing two short strings is cheaper than hashing one).
+    @inline(__always)
+    func lookup(_ name: String, _ layout: MessageLayout, after last: Int) throws -> Int {
+        let next = last + 1
+        let names = layout.jsonNames
+        if next < names.count, names[next] == name { return next }
+        guard let index = layout.fieldsByName[name] else { throw giveUp() }
+        return index
     }
 
     /// Writes one member of frame `id` given as a `Value`.
@@ -109,8 +121,8 @@ final class ProtobufTypedEncoding {
     /// Writes one member of frame `id` given as a model.
     func write<T: Encodable>(_ value: T, _ key: any CodingKey, frame id: Int) throws {
         let name = key.stringValue
-        guard !failed, frames.count == id + 1, let index = frames[id].layout.fieldsByName[name] else { throw giveUp() }
-        let f = frames[id].layout.hot[index]
+        guard !failed, frames.count == id + 1 else { throw giveUp() }
+        let f = frames[id].layout.hot[try lookup(name, frames[id].layout, after: frames[id].last)]
         let plain = Self.isPlainModel(T.self)
         if plain && f.type == .message && !f.isMap && f.storage != .repeated {
             let (f, index, _) = try field(name, frame: id)
