@@ -10,7 +10,9 @@ import CProtobufC
 ///
 /// Decoding reads well-formed bytes directly (into a `Value`, or into a `Decodable` model without the
 /// `Value` tree) and leaves anything unusual or invalid to protobuf-c, so both give the same answers and
-/// the same errors.
+/// the same errors. Encoding likewise writes the wire bytes directly (from a `Value`, or from an `Encodable`
+/// model without the `Value` tree) and leaves anything unusual or invalid to protobuf-c: the same bytes, or
+/// the same error.
 ///
 /// Decoding yields an object keyed by the fields' proto3 JSON names (`authorId`) in field-number order, so a
 /// protobuf body decodes to the same `Value` as its proto3 JSON form: 64-bit integers are `.int` (`.uint`
