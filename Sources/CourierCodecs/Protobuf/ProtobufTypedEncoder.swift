@@ -21,12 +21,13 @@ final class ProtobufTypedEncoding {
         var depth: Int
     }
 
-    var writer: ProtobufValueWriter
+    // One encode uses the state from one thread, never re-entrantly: no run-time exclusivity checks.
+    @exclusivity(unchecked) var writer: ProtobufValueWriter
     let valueEncoder: ValueEncoder
-    var frames: [Frame] = []
-    var segments: [(index: Int, start: Int, end: Int)] = []
-    var keys: [any CodingKey] = []
-    var failed = false
+    @exclusivity(unchecked) var frames: [Frame] = []
+    @exclusivity(unchecked) var segments: [(index: Int, start: Int, end: Int)] = []
+    @exclusivity(unchecked) var keys: [any CodingKey] = []
+    @exclusivity(unchecked) var failed = false
 
     init(writer: ProtobufValueWriter, valueEncoder: ValueEncoder) {
         self.writer = writer
