@@ -10,7 +10,9 @@ import CProtobufC
 ///
 /// Decoding reads well-formed bytes directly (into a `Value`, or into a `Decodable` model without the
 /// `Value` tree) and leaves anything unusual or invalid to protobuf-c, so both give the same answers and
-/// the same errors.
+/// the same errors. Encoding likewise writes the wire bytes directly (from a `Value`, or from an `Encodable`
+/// model without the `Value` tree) and leaves anything unusual or invalid to protobuf-c: the same bytes, or
+/// the same error.
 ///
 /// Decoding yields an object keyed by the fields' proto3 JSON names (`authorId`) in field-number order, so a
 /// protobuf body decodes to the same `Value` as its proto3 JSON form: 64-bit integers are `.int` (`.uint`
@@ -204,6 +206,24 @@ public struct ProtobufCodec: Codec {
         return try decoder.decode(T.self, from: decode(data, hints: hints))
     }
 
+    /// Encodes `model` as a binary protobuf message of type `hints.messageType` without building the `Value`
+    /// tree: the same bytes, or the same error, as `encode(encoder.encode(model), hints: hints)`.
+    ///
+    /// ```swift
+    /// let body = try codec.encode(model: page, hints: hints, encoder: ValueEncoder())
+    /// ```
+    public func encode<T: Encodable>(model: T, hints: CodingHints, encoder: ValueEncoder) throws -> Data {
+        if T.self != Value.self {
+            let layout = try layout(for: hints)
+            if let bytes = ProtobufTypedEncoding.encode(
+                model, layout, runtime: schema.runtime, options: options, encoder: encoder)
+            {
+                return Data(bytes)
+            }
+        }
+        return try encode(encoder.encode(model), hints: hints)
+    }
+
     /// Encodes `value` (an object) as a binary protobuf message of type `hints.messageType`.
     ///
     /// Throws `CourierError.Code.typeMismatch` for a member of the wrong kind,
@@ -211,7 +231,17 @@ public struct ProtobufCodec: Codec {
     /// `CourierError.Code.missingValue` for a missing proto2 `required` field and
     /// `CourierError.Code.encodingFailed` for members that name no field; the coding path says where.
     public func encode(_ value: Value, hints: CodingHints) throws -> Data {
+        try encodeValue(value, hints: hints, direct: true)
+    }
+
+    /// The `Value` encode; `direct: false` always goes through protobuf-c (the reference the direct write is
+    /// tested against). The direct write gives up on anything unusual or invalid, which protobuf-c then
+    /// answers, so both give the same bytes and the same errors.
+    func encodeValue(_ value: Value, hints: CodingHints, direct: Bool) throws -> Data {
         let layout = try layout(for: hints)
+        if direct, let bytes = ProtobufValueWriter.encode(value, layout, runtime: schema.runtime, options: options) {
+            return Data(bytes)
+        }
         let arena = Arena(initialSize: 16 * 1024)
         var builder = ProtobufEncodeBuilder(runtime: schema.runtime, options: options, arena: arena)
         let message: UnsafeMutableRawPointer

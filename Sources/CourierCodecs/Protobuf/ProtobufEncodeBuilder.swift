@@ -251,28 +251,28 @@ struct ProtobufEncodeBuilder {
     {
         switch f.type {
         case .int32, .sint32, .sfixed32:
-            p.storeBytes(of: Int32(try signed(value, f, min: Int64(Int32.min), max: Int64(Int32.max))), as: Int32.self)
+            p.storeBytes(of: Int32(try runtime.signed(value, f, min: Int64(Int32.min), max: Int64(Int32.max))), as: Int32.self)
         case .uint32, .fixed32:
-            p.storeBytes(of: UInt32(try unsigned(value, f, max: UInt64(UInt32.max))), as: UInt32.self)
+            p.storeBytes(of: UInt32(try runtime.unsigned(value, f, max: UInt64(UInt32.max))), as: UInt32.self)
         case .int64, .sint64, .sfixed64:
-            p.storeBytes(of: try signed(value, f, min: Int64.min, max: Int64.max), as: Int64.self)
+            p.storeBytes(of: try runtime.signed(value, f, min: Int64.min, max: Int64.max), as: Int64.self)
         case .uint64, .fixed64:
-            p.storeBytes(of: try unsigned(value, f, max: UInt64.max), as: UInt64.self)
+            p.storeBytes(of: try runtime.unsigned(value, f, max: UInt64.max), as: UInt64.self)
         case .double:
-            p.storeBytes(of: try floating(value, f), as: Double.self)
+            p.storeBytes(of: try runtime.floating(value, f), as: Double.self)
         case .float:
-            let d = try floating(value, f)
+            let d = try runtime.floating(value, f)
             if d.isFinite && abs(d) > Double(Float.greatestFiniteMagnitude) {
                 throw PathedError(.valueOutOfRange, "\(d) is out of range for float field \(runtime.name(f))")
             }
             p.storeBytes(of: Float(d), as: Float.self)
         case .bool:
-            guard case .bool(let b) = value else { throw mismatch(value, f, "a boolean") }
+            guard case .bool(let b) = value else { throw runtime.mismatch(value, f, "a boolean") }
             p.storeBytes(of: b ? 1 : 0, as: Int32.self)
         case .enumeration:
-            p.storeBytes(of: try enumNumber(value, f), as: Int32.self)
+            p.storeBytes(of: try runtime.enumNumber(value, f), as: Int32.self)
         case .string:
-            guard case .string(let s) = value else { throw mismatch(value, f, "a string") }
+            guard case .string(let s) = value else { throw runtime.mismatch(value, f, "a string") }
             let arena = arena
             let copy = { (utf8: UnsafeBufferPointer<UInt8>) -> UnsafeMutableRawPointer?? in
                 let count = utf8.count
@@ -301,7 +301,7 @@ struct ProtobufEncodeBuilder {
                     throw PathedError(.typeMismatch, "bytes field \(runtime.name(f)) holds a string that is not base64")
                 }
                 bytes = decoded
-            default: throw mismatch(value, f, "bytes")
+            default: throw runtime.mismatch(value, f, "bytes")
             }
             var data: UnsafeMutableRawPointer? = nil
             if !bytes.isEmpty {
@@ -334,99 +334,6 @@ struct ProtobufEncodeBuilder {
             i += 1
         }
         return false
-    }
-
-    private func mismatch(_ value: Value, _ f: HotField, _ expected: String) -> PathedError {
-        PathedError(.typeMismatch, "expected \(expected) for \(f.type.rawValue) field \(runtime.name(f)), found \(value.kindName)")
-    }
-
-    private func outOfRange(_ text: String, _ f: HotField) -> PathedError {
-        PathedError(.valueOutOfRange, "\(text) is out of range for \(f.type.rawValue) field \(runtime.name(f))")
-    }
-
-    private func signed(_ value: Value, _ f: HotField, min: Int64, max: Int64) throws(PathedError) -> Int64 {
-        let v: Int64
-        switch value {
-        case .int(let i): v = i
-        case .uint(let u): throw outOfRange(String(u), f)
-        case .double(let d):
-            guard d.isFinite, d.rounded(.towardZero) == d else { throw mismatch(value, f, "an integer") }
-            guard d >= -9.223372036854775808e18, d < 9.223372036854775808e18 else { throw outOfRange("\(d)", f) }
-            v = Int64(d)
-        case .number(let text), .string(let text):
-            if let parsed = Int64(text) {
-                v = parsed
-            } else if UInt64(text) != nil {
-                throw outOfRange(text, f)
-            } else if let d = Double(text), d.isFinite, d.rounded(.towardZero) == d {
-                guard d >= -9.223372036854775808e18, d < 9.223372036854775808e18 else { throw outOfRange(text, f) }
-                v = Int64(d)
-            } else {
-                throw mismatch(value, f, "an integer")
-            }
-        default: throw mismatch(value, f, "an integer")
-        }
-        guard v >= min, v <= max else { throw outOfRange(String(v), f) }
-        return v
-    }
-
-    private func unsigned(_ value: Value, _ f: HotField, max: UInt64) throws(PathedError) -> UInt64 {
-        let v: UInt64
-        switch value {
-        case .int(let i):
-            guard i >= 0 else { throw outOfRange(String(i), f) }
-            v = UInt64(i)
-        case .uint(let u): v = u
-        case .double(let d):
-            guard d.isFinite, d.rounded(.towardZero) == d else { throw mismatch(value, f, "an integer") }
-            guard d >= 0, d < 1.8446744073709551616e19 else { throw outOfRange("\(d)", f) }
-            v = UInt64(d)
-        case .number(let text), .string(let text):
-            if let parsed = UInt64(text) {
-                v = parsed
-            } else if Int64(text) != nil {
-                throw outOfRange(text, f)
-            } else if let d = Double(text), d.isFinite, d.rounded(.towardZero) == d {
-                guard d >= 0, d < 1.8446744073709551616e19 else { throw outOfRange(text, f) }
-                v = UInt64(d)
-            } else {
-                throw mismatch(value, f, "an integer")
-            }
-        default: throw mismatch(value, f, "an integer")
-        }
-        guard v <= max else { throw outOfRange(String(v), f) }
-        return v
-    }
-
-    private func floating(_ value: Value, _ f: HotField) throws(PathedError) -> Double {
-        switch value {
-        case .double(let d): return d
-        case .int(let i): return Double(i)
-        case .uint(let u): return Double(u)
-        case .number(let text):
-            guard let d = Double(text) else { throw mismatch(value, f, "a number") }
-            return d
-        case .string(let text):
-            switch text {
-            case "NaN": return .nan
-            case "Infinity": return .infinity
-            case "-Infinity": return -.infinity
-            default:
-                guard let d = Double(text) else { throw mismatch(value, f, "a number") }
-                return d
-            }
-        default: throw mismatch(value, f, "a number")
-        }
-    }
-
-    private func enumNumber(_ value: Value, _ f: HotField) throws(PathedError) -> Int32 {
-        let layout = runtime.enums[f.enumIndex]
-        if case .string(let name) = value {
-            if let number = layout.numberByName[name] { return number }
-            if let number = Int32(name) { return number }
-            throw PathedError(.valueOutOfRange, "enum \(layout.fullName) has no value named \(name) (field \(runtime.name(f)))")
-        }
-        return Int32(try signed(value, f, min: Int64(Int32.min), max: Int64(Int32.max)))
     }
 
     /// Standard or URL-safe base64, padding optional (the proto3 JSON mapping accepts both).

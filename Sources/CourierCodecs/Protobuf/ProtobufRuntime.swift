@@ -60,22 +60,23 @@ struct HotField {
 final class MessageLayout {
     let fullName: String
     let descriptor: UnsafeMutablePointer<ProtobufCMessageDescriptor>
-    var fields: [FieldLayout] = []
+    // The layout vars are written only while the runtime is built, then only read: no run-time exclusivity checks.
+    @exclusivity(unchecked) var fields: [FieldLayout] = []
     /// `fields` in walk form, same order.
-    var hot: [HotField] = []
+    @exclusivity(unchecked) var hot: [HotField] = []
     /// The fields' JSON names, same order.
-    var jsonNames: [String] = []
-    var fieldsByName: [String: Int] = [:]
+    @exclusivity(unchecked) var jsonNames: [String] = []
+    @exclusivity(unchecked) var fieldsByName: [String: Int] = [:]
     /// Field index by JSON name (the first field of a name), for the typed decoder's keyed lookups.
     var jsonIndex: [String: Int] = [:]
     /// Whether two fields share a JSON name (the typed decoder then leaves the type to the pivot).
-    var jsonNamesCollide = false
+    @exclusivity(unchecked) var jsonNamesCollide = false
     /// Whether a JSON name holds `_` (`convertFromSnakeCase` would rename it; left to the pivot).
     var jsonNamesHaveUnderscores = false
-    var oneofNames: [String] = []
+    @exclusivity(unchecked) var oneofNames: [String] = []
     var isMapEntry = false
     var sizeofMessage = 0
-    var hasRequiredFields = false
+    @exclusivity(unchecked) var hasRequiredFields = false
     /// Longest chain of nested message fields below this type (Int.max when the type is recursive).
     var nesting = 0
 

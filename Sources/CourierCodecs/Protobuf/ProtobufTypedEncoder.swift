@@ -1,0 +1,352 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Writes an `Encodable` model as protobuf wire bytes without the `Value` tree: keyed containers become
+/// messages written straight into ``ProtobufValueWriter``'s buffer, nested structs and arrays of structs
+/// recurse, and every other member (scalars, arrays of scalars, maps, `Date`, `Data`, `Value`, ...) is
+/// encoded by the caller's `ValueEncoder` alone and written as that small `Value`, so its bytes are the
+/// pivot's by construction. Anything else (an error, a member naming no field, a field set twice, a
+/// non-default key strategy, containers used out of order) gives up, and the caller goes through the pivot.
+final class ProtobufTypedEncoding {
+    struct Frame {
+        var layout: MessageLayout
+        var start: Int
+        var last: Int
+        var ordered: Bool
+        var segmentBase: Int
+        var oneofs: UInt64
+        var depth: Int
+    }
+
+    // One encode uses the state from one thread, never re-entrantly: no run-time exclusivity checks.
+    @exclusivity(unchecked) var writer: ProtobufValueWriter
+    let valueEncoder: ValueEncoder
+    @exclusivity(unchecked) var frames: [Frame] = []
+    @exclusivity(unchecked) var segments: [(index: Int, start: Int, end: Int)] = []
+    @exclusivity(unchecked) var keys: [any CodingKey] = []
+    @exclusivity(unchecked) var failed = false
+
+    init(writer: ProtobufValueWriter, valueEncoder: ValueEncoder) {
+        self.writer = writer
+        self.valueEncoder = valueEncoder
+    }
+
+    /// The bytes of `model` as message `layout`, or `nil` to leave it to the pivot.
+    static func encode<T: Encodable>(
+        _ model: T, _ layout: MessageLayout, runtime: ProtobufRuntime, options: ProtobufCodec.Options,
+        encoder: ValueEncoder
+    ) -> [UInt8]? {
+        guard encoder.keyStrategy == .useDefaultKeys else { return nil }
+        var writer = ProtobufValueWriter(runtime: runtime, options: options)
+        writer.out.reserveCapacity(256)
+        let state = ProtobufTypedEncoding(writer: writer, valueEncoder: encoder)
+        do {
+            try state.push(layout, depth: 1)
+            try model.encode(to: ProtobufMessageEncoder(state: state, frame: 0))
+            try state.pop(0)
+        } catch {
+            return nil
+        }
+        if state.failed || !state.frames.isEmpty { return nil }
+        return state.writer.out
+    }
+
+    func giveUp() -> ProtobufValueWriter.GiveUp {
+        failed = true
+        return ProtobufValueWriter.GiveUp()
+    }
+
+    func push(_ layout: MessageLayout, depth: Int) throws {
+        guard depth <= writer.maxDepth, !layout.hasRequiredFields, !layout.jsonNamesCollide, layout.oneofNames.count <= 64
+        else { throw giveUp() }
+        frames.append(
+            Frame(
+                layout: layout, start: writer.out.count, last: -1, ordered: true, segmentBase: segments.count,
+                oneofs: 0, depth: depth))
+    }
+
+    /// Ends the message of frame `id`: its fields put in number order.
+    func pop(_ id: Int) throws {
+        guard !failed, frames.count == id + 1 else { throw giveUp() }
+        let frame = frames.removeLast()
+        defer { segments.removeSubrange(frame.segmentBase...) }
+        if frame.ordered { return }
+        let mine = segments[frame.segmentBase...].sorted { $0.index < $1.index }
+        for i in mine.indices.dropFirst() where mine[i].index == mine[i - 1].index { throw giveUp() }
+        let region = Array(writer.out[frame.start...])
+        writer.out.removeSubrange(frame.start...)
+        for s in mine { writer.out.append(contentsOf: region[(s.start - frame.start)..<(s.end - frame.start)]) }
+    }
+
+    /// The field named `name` in frame `id`, checked for order, duplicates and oneofs.
+    func field(_ name: String, frame id: Int) throws -> (HotField, Int, MessageLayout) {
+        guard !failed, frames.count == id + 1 else { throw giveUp() }
+        let layout = frames[id].layout
+        let index = try lookup(name, layout, after: frames[id].last)
+        let f = layout.hot[index]
+        if f.storage == .oneof {
+            let bit = UInt64(1) << UInt64(layout.fields[index].oneofIndex)
+            if frames[id].oneofs & bit != 0 { throw giveUp() }
+            frames[id].oneofs |= bit
+        }
+        if index <= frames[id].last { frames[id].ordered = false }
+        frames[id].last = max(frames[id].last, index)
+        return (f, index, layout)
+    }
+
+    /// The index of the field named `name`, trying the one after `last` first (members usually come in
+    /// field order, and comparing two short strings is cheaper than hashing one).
+    @inline(__always)
+    func lookup(_ name: String, _ layout: MessageLayout, after last: Int) throws -> Int {
+        let next = last + 1
+        let names = layout.jsonNames
+        if next < names.count, names[next] == name { return next }
+        guard let index = layout.fieldsByName[name] else { throw giveUp() }
+        return index
+    }
+
+    /// Writes one member of frame `id` given as a `Value`.
+    func write(_ value: Value, _ name: String, frame id: Int) throws {
+        let (f, index, layout) = try field(name, frame: id)
+        let start = writer.out.count
+        if case .null = value {
+        } else {
+            do { try writer.field(value, f, layout, index, depth: frames[id].depth) } catch { throw giveUp() }
+        }
+        segments.append((index, start, writer.out.count))
+    }
+
+    /// Writes one member of frame `id` given as a model.
+    func write<T: Encodable>(_ value: T, _ key: any CodingKey, frame id: Int) throws {
+        let name = key.stringValue
+        guard !failed, frames.count == id + 1 else { throw giveUp() }
+        let f = frames[id].layout.hot[try lookup(name, frames[id].layout, after: frames[id].last)]
+        let plain = Self.isPlainModel(T.self)
+        if plain && f.type == .message && !f.isMap && f.storage != .repeated {
+            let (f, index, _) = try field(name, frame: id)
+            let start = writer.out.count
+            writer.key(f.number, 2)
+            let position = writer.reserveLength()
+            let depth = frames[id].depth
+            try push(writer.runtime.messages[f.messageIndex], depth: depth + 1)
+            keys.append(key)
+            try value.encode(to: ProtobufMessageEncoder(state: self, frame: id + 1))
+            keys.removeLast()
+            try pop(id + 1)
+            writer.patchLength(at: position)
+            segments.append((index, start, writer.out.count))
+        } else if plain && f.type == .message && !f.isMap && f.storage == .repeated {
+            let (f, index, _) = try field(name, frame: id)
+            let start = writer.out.count
+            keys.append(key)
+            try value.encode(to: ProtobufRepeatedEncoder(state: self, frame: id, field: f))
+            keys.removeLast()
+            guard !failed, frames.count == id + 1 else { throw giveUp() }
+            segments.append((index, start, writer.out.count))
+        } else if T.self == [String].self {
+            // What `ValueEncoder` makes of a `[String]`, without its machinery.
+            try write(.array(unsafeBitCast(value, to: [String].self).map { .string($0) }), name, frame: id)
+        } else {
+            let v: Value
+            do { v = try valueEncoder.encode(value) } catch { throw giveUp() }
+            try write(v, name, frame: id)
+        }
+    }
+
+    /// Whether `T` is an ordinary model (not one of the types `ValueEncoder` treats specially).
+    static func isPlainModel<T>(_ type: T.Type) -> Bool {
+        !(T.self == Value.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
+            || T.self == Decimal.self || T.self == [String].self || T.self == [Int].self || T.self == [Int64].self
+            || T.self == [Double].self || T.self == [Bool].self || T.self == String.self)
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] { valueEncoder.userInfo.mapValues { $0 as Any } }
+}
+
+/// The `Encoder` of one message.
+struct ProtobufMessageEncoder: Encoder {
+    let state: ProtobufTypedEncoding
+    let frame: Int
+
+    var codingPath: [any CodingKey] { state.keys }
+    var userInfo: [CodingUserInfoKey: Any] { state.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(ProtobufKeyedEncoder<Key>(state: state, frame: frame))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        state.failed = true
+        return ProtobufRepeatedEncoder(state: state, frame: -1, field: nil).unkeyedContainer()
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        state.failed = true
+        return ProtobufFailedSingleValue(state: state)
+    }
+}
+
+struct ProtobufKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let state: ProtobufTypedEncoding
+    let frame: Int
+
+    var codingPath: [any CodingKey] { state.keys }
+
+    mutating func encodeNil(forKey key: Key) throws { try state.write(.null, key.stringValue, frame: frame) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try state.write(.bool(value), key.stringValue, frame: frame) }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        try state.write(.string(value), key.stringValue, frame: frame)
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        try state.write(.double(value), key.stringValue, frame: frame)
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        let v: Value
+        if value.isFinite, let d = Double(value.description) { v = .double(d) } else { v = .double(Double(value)) }
+        try state.write(v, key.stringValue, frame: frame)
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try int(Int64(value), key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try int(Int64(value), key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try int(Int64(value), key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try int(Int64(value), key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try int(value, key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        try state.write(Value(UInt64(value)), key.stringValue, frame: frame)
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try int(Int64(value), key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try int(Int64(value), key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try int(Int64(value), key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        try state.write(Value(value), key.stringValue, frame: frame)
+    }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try state.write(value, key, frame: frame) }
+
+    private func int(_ value: Int64, _ key: Key) throws { try state.write(.int(value), key.stringValue, frame: frame) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        state.failed = true
+        return KeyedEncodingContainer(ProtobufKeyedEncoder<NestedKey>(state: state, frame: -1))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        state.failed = true
+        return ProtobufRepeatedEncoder(state: state, frame: -1, field: nil).unkeyedContainer()
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        state.failed = true
+        return ProtobufMessageEncoder(state: state, frame: -1)
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        state.failed = true
+        return ProtobufMessageEncoder(state: state, frame: -1)
+    }
+}
+
+/// The `Encoder` of a repeated message field: each element one message.
+struct ProtobufRepeatedEncoder: Encoder, UnkeyedEncodingContainer {
+    let state: ProtobufTypedEncoding
+    let frame: Int
+    let field: HotField?
+    var count = 0
+
+    var codingPath: [any CodingKey] { state.keys }
+    var userInfo: [CodingUserInfoKey: Any] { state.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        state.failed = true
+        return KeyedEncodingContainer(ProtobufKeyedEncoder<Key>(state: state, frame: -1))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { self }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        state.failed = true
+        return ProtobufFailedSingleValue(state: state)
+    }
+
+    private func fail() -> any Error { state.giveUp() }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        guard let f = field, ProtobufTypedEncoding.isPlainModel(T.self), !state.failed, state.frames.count == frame + 1
+        else { throw fail() }
+        state.writer.key(f.number, 2)
+        let position = state.writer.reserveLength()
+        try state.push(state.writer.runtime.messages[f.messageIndex], depth: state.frames[frame].depth + 1)
+        state.keys.append(IndexKey(intValue: count))
+        try value.encode(to: ProtobufMessageEncoder(state: state, frame: frame + 1))
+        state.keys.removeLast()
+        try state.pop(frame + 1)
+        state.writer.patchLength(at: position)
+        count += 1
+    }
+
+    mutating func encodeNil() throws { throw fail() }
+    mutating func encode(_ value: Bool) throws { throw fail() }
+    mutating func encode(_ value: String) throws { throw fail() }
+    mutating func encode(_ value: Double) throws { throw fail() }
+    mutating func encode(_ value: Float) throws { throw fail() }
+    mutating func encode(_ value: Int) throws { throw fail() }
+    mutating func encode(_ value: Int8) throws { throw fail() }
+    mutating func encode(_ value: Int16) throws { throw fail() }
+    mutating func encode(_ value: Int32) throws { throw fail() }
+    mutating func encode(_ value: Int64) throws { throw fail() }
+    mutating func encode(_ value: UInt) throws { throw fail() }
+    mutating func encode(_ value: UInt8) throws { throw fail() }
+    mutating func encode(_ value: UInt16) throws { throw fail() }
+    mutating func encode(_ value: UInt32) throws { throw fail() }
+    mutating func encode(_ value: UInt64) throws { throw fail() }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        container(keyedBy: keyType)
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        state.failed = true
+        return self
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        state.failed = true
+        return self
+    }
+}
+
+/// An array index as a coding key.
+struct IndexKey: CodingKey {
+    var intValue: Int?
+    var stringValue: String { intValue.map(String.init) ?? "" }
+    init(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { nil }
+}
+
+/// The container handed out where the direct write gave up: every call fails.
+struct ProtobufFailedSingleValue: SingleValueEncodingContainer {
+    let state: ProtobufTypedEncoding
+    var codingPath: [any CodingKey] { state.keys }
+    private func fail() -> any Error { state.giveUp() }
+    mutating func encodeNil() throws { throw fail() }
+    mutating func encode(_ value: Bool) throws { throw fail() }
+    mutating func encode(_ value: String) throws { throw fail() }
+    mutating func encode(_ value: Double) throws { throw fail() }
+    mutating func encode(_ value: Float) throws { throw fail() }
+    mutating func encode(_ value: Int) throws { throw fail() }
+    mutating func encode(_ value: Int8) throws { throw fail() }
+    mutating func encode(_ value: Int16) throws { throw fail() }
+    mutating func encode(_ value: Int32) throws { throw fail() }
+    mutating func encode(_ value: Int64) throws { throw fail() }
+    mutating func encode(_ value: UInt) throws { throw fail() }
+    mutating func encode(_ value: UInt8) throws { throw fail() }
+    mutating func encode(_ value: UInt16) throws { throw fail() }
+    mutating func encode(_ value: UInt32) throws { throw fail() }
+    mutating func encode(_ value: UInt64) throws { throw fail() }
+    mutating func encode<T: Encodable>(_ value: T) throws { throw fail() }
+}
