@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Writes XML straight from an `Encodable`, without the ``Courier/Value`` tree, giving exactly the bytes
+/// Writes XML straight from an `Encodable`, without the `Value` tree, giving exactly the bytes
 /// of `XMLWriter.document(ValueEncoder().encode(model))`.
 ///
 /// Elements are written as the model encodes them: a node's start tag when its container is asked for,

@@ -6,7 +6,7 @@ public import Foundation
 #endif
 
 extension XMLCodec {
-    /// Decodes a `T` from a document without the ``Courier/Value`` pivot where it can.
+    /// Decodes a `T` from a document without the `Value` pivot where it can.
     ///
     /// XML cannot say on its own whether `<tag>a</tag>` is a list or `<n>7</n>` a number, so this reads the
     /// document guided by a shape: `hints.shape` when set, else **the model's own shape**
@@ -32,7 +32,7 @@ extension XMLCodec {
         return try decoder.decode(T.self, from: XMLReader.read(data, shape: shape, limits: limits).value)
     }
 
-    /// Encodes `model` as XML without the ``Courier/Value`` pivot where it can; the bytes (or the
+    /// Encodes `model` as XML without the `Value` pivot where it can; the bytes (or the
     /// `CourierError`) are exactly those of `encode(encoder.encode(model), hints: hints)`.
     ///
     /// ```swift
