@@ -194,7 +194,8 @@ public final class CourierClient: Sendable {
     ) -> Call<T> {
         let id = CallID.next()
         let handle = CancelHandle()
-        let progress = ProgressChannel()
+        // A sent call's handle never leaves `send`, so nobody can subscribe to its progress: no channel.
+        let progress = immediately ? nil : ProgressChannel()
         // Register before the task starts, so its own removal always comes after the insertion.
         calls.withLock {
             $0[id] = Entry(module: endpoint.module.name, endpoint: endpoint.name, tags: endpoint.tags,
@@ -209,7 +210,7 @@ public final class CourierClient: Sendable {
             body = {
                 defer {
                     _ = self.calls.withLock { $0.removeValue(forKey: id) }
-                    progress.finish()
+                    progress?.finish()
                 }
                 var shared = try await leader.wait()
                 shared.metadata.callID = id
@@ -218,13 +219,14 @@ public final class CourierClient: Sendable {
         } else {
             let previous = identity.flatMap { key in identical.withLock { $0[key]?.id } }
             if endpoint.duplicatePolicy == .cancelPrevious, let previous { cancel(previous) }
-            let outcome = SharedOutcome<T>()
+            // Only a call that identical calls may share publishes its outcome.
+            let outcome = identity.map { _ in SharedOutcome<T>() }
             // Registered before the task starts, so the task's own removal always comes after it.
-            if let identity { identical.withLock { $0[identity] = (id, outcome) } }
+            if let identity, let outcome { identical.withLock { $0[identity] = (id, outcome) } }
             body = {
                 defer {
                     _ = self.calls.withLock { $0.removeValue(forKey: id) }
-                    progress.finish()
+                    progress?.finish()
                     if let identity {
                         self.identical.withLock { if $0[identity]?.id == id { $0[identity] = nil } }
                     }
@@ -232,10 +234,10 @@ public final class CourierClient: Sendable {
                 do {
                     let reply = try await self.perform(id, endpoint, options: options, shape: shape, progress: progress,
                                                        decode: decode)
-                    outcome.complete(.success(reply))
+                    outcome?.complete(.success(reply))
                     return reply
                 } catch {
-                    outcome.complete(.failure(error))
+                    outcome?.complete(.failure(error))
                     throw error
                 }
             }
@@ -375,14 +377,14 @@ public final class CourierClient: Sendable {
     }
 
     private func perform<T: Sendable>(
-        _ id: CallID, _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?, progress: ProgressChannel,
+        _ id: CallID, _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?, progress: ProgressChannel?,
         decode: @escaping @Sendable (Value) throws -> T
     ) async throws -> Reply<T> {
         var logger = configuration.logger
         logger[metadataKey: "call"] = "\(id)"
         var context = InterceptorContext(
             callID: id, endpoint: endpoint, codecs: configuration.codecs, logger: logger, clock: configuration.clock)
-        context.progress = progress
+        if let progress { context.progress = progress }
         let tags = endpoint.tags
         context.backgroundStarter = BackgroundStarter { [weak self] module, endpoint, work in
             guard let self else { return Task { await work() } }
@@ -551,7 +553,8 @@ public struct Call<T: Sendable>: Sendable {
     /// The call's identifier.
     public let id: CallID
     let task: Task<Reply<T>, any Error>
-    let progressChannel: ProgressChannel
+    /// Nil for the call inside a `send`, whose handle nobody else sees.
+    let progressChannel: ProgressChannel?
 
     /// The call's transfer progress (``TransferProgress``, upload and download), as it happens: the latest
     /// report first, then each new one, ending when the call ends. Each access is a new sequence.
@@ -560,7 +563,9 @@ public struct Call<T: Sendable>: Sendable {
     /// let call = client.download(.report, to: file)
     /// for await step in call.progress { print(step.fraction ?? 0) }
     /// ```
-    public var progress: AsyncStream<TransferProgress> { progressChannel.subscribe() }
+    public var progress: AsyncStream<TransferProgress> {
+        progressChannel?.subscribe() ?? AsyncStream { $0.finish() }
+    }
 
     /// The result; cancelling the awaiting task cancels the call.
     public var reply: Reply<T> {

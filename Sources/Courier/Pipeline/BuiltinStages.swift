@@ -139,10 +139,12 @@ package struct RoutingStage: Interceptor {
         let service = context.module.service
         let current = service.currentBaseURL
         let failed = context.storage[FailedHosts.self] ?? []
-        var candidates = [current] + service.currentHosts.filter { $0 != current }
-        candidates.removeAll { failed.contains($0) }
-        if candidates.isEmpty { candidates = [current] }
-        for (index, host) in candidates.enumerated() {
+        // The usual call has no failed host yet: the current host goes first, and the others are listed only
+        // when it cannot be reached.
+        var candidates = failed.isEmpty ? nil : Self.candidates(of: service, current: current, failed: failed)
+        var index = 0
+        while true {
+            let host = candidates?[index] ?? current
             var routed = request
             Self.move(&routed, from: base, to: host)
             do {
@@ -156,13 +158,23 @@ package struct RoutingStage: Interceptor {
                 if Self.hostFailures.contains(code) {
                     context.storage.update(FailedHosts.self, default: []) { _ = $0.insert(host) }
                 }
-                let last = index == candidates.count - 1
+                let all = candidates ?? Self.candidates(of: service, current: current, failed: failed)
+                candidates = all
+                let last = index == all.count - 1
                 guard !last, request.isReplayable, Self.unreached.contains(code) else { throw error }
                 context.logger.debug(
                     "routing: trying the next host", metadata: ["failed": "\(host)", "error": "\(code)"])
             }
+            index += 1
         }
-        preconditionFailure("the loop returns or throws on its last candidate")
+    }
+
+    /// The hosts a call tries in order: the current one, then the service's others, without those that
+    /// already failed during the call (the current one alone when all did).
+    private static func candidates(of service: APIService, current: URL, failed: Set<URL>) -> [URL] {
+        var candidates = [current] + service.currentHosts.filter { $0 != current }
+        candidates.removeAll { failed.contains($0) }
+        return candidates.isEmpty ? [current] : candidates
     }
 
     private func record(_ attempt: Attempt, context: InterceptorContext) {

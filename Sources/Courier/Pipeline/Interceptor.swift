@@ -112,16 +112,32 @@ public enum InterceptorRole: Int, Sendable, Comparable, CaseIterable, CustomStri
 /// let response = try await next(request)
 /// ```
 public struct InterceptorNext: Sendable {
-    private let run: @Sendable (CourierRequest) async throws -> CourierResponse
+    private enum Target: Sendable {
+        case function(@Sendable (CourierRequest) async throws -> CourierResponse)
+        /// The pipeline's own stages: the position to run next, held without a closure, so passing the request
+        /// on allocates nothing and costs one call.
+        case stage(Pipeline, index: Int, context: InterceptorContext, recorder: TraceRecorder?)
+    }
+
+    private let target: Target
 
     /// Wraps a function (for tests of a single interceptor).
     public init(_ run: @escaping @Sendable (CourierRequest) async throws -> CourierResponse) {
-        self.run = run
+        target = .function(run)
+    }
+
+    /// The rest of `pipeline` from stage `index` on.
+    init(_ pipeline: Pipeline, index: Int, context: InterceptorContext, recorder: TraceRecorder?) {
+        target = .stage(pipeline, index: index, context: context, recorder: recorder)
     }
 
     /// Sends `request` through the rest of the chain.
     public func callAsFunction(_ request: CourierRequest) async throws -> CourierResponse {
-        try await run(request)
+        switch target {
+        case .function(let run): try await run(request)
+        case .stage(let pipeline, let index, let context, let recorder):
+            try await pipeline.run(index, request, context, recorder)
+        }
     }
 }
 

@@ -17,11 +17,27 @@ import Synchronization
 /// ```
 public struct Pipeline: Sendable {
     /// The stages, outermost first, including the built-in ones (the transport is not an interceptor).
-    public let stages: [any Interceptor]
+    public var stages: [any Interceptor] { chain.stages }
     /// The transport the innermost stage calls.
-    public let transport: any Transport
+    public var transport: any Transport { chain.transport }
     /// The transport options for every call of this pipeline.
-    let transportOptions: TransportOptions
+    var transportOptions: TransportOptions { chain.transportOptions }
+
+    /// What a call runs through, shared by reference: each stage's `next` captures this one object instead of
+    /// a copy of the whole chain.
+    private final class Chain: Sendable {
+        let stages: [any Interceptor]
+        let transport: any Transport
+        let transportOptions: TransportOptions
+
+        init(stages: [any Interceptor], transport: any Transport, transportOptions: TransportOptions) {
+            self.stages = stages
+            self.transport = transport
+            self.transportOptions = transportOptions
+        }
+    }
+
+    private let chain: Chain
 
     /// Builds a chain from `global`, `module` and `endpoint` interceptors: ordered by ``Interceptor/role``,
     /// and within a role global → module → endpoint (each list in its own order). The client builds its
@@ -31,31 +47,39 @@ public struct Pipeline: Sendable {
         codec: any Interceptor = CodecStage(), transport: any Transport,
         transportOptions: TransportOptions = TransportOptions()
     ) {
-        // Built for every call: each interceptor's role read once, then one array filled role by role.
-        var tagged: [(role: InterceptorRole, interceptor: any Interceptor)] = []
-        tagged.reserveCapacity(global.count + module.count + endpoint.count)
-        for interceptor in global { tagged.append((interceptor.role, interceptor)) }
-        for interceptor in module { tagged.append((interceptor.role, interceptor)) }
-        for interceptor in endpoint { tagged.append((interceptor.role, interceptor)) }
-        var stages: [any Interceptor] = []
-        stages.reserveCapacity(tagged.count + 4)
-        func append(_ role: InterceptorRole) {
-            for entry in tagged where entry.role == role { stages.append(entry.interceptor) }
+        // Built for every call: each interceptor's role read once, then the stages placed role by role with a
+        // counting sort (stable: global → module → endpoint within a role), each interceptor copied once.
+        let count = global.count + module.count + endpoint.count
+        var roles: [InterceptorRole] = []
+        roles.reserveCapacity(count)
+        for list in [global, module, endpoint] {
+            for interceptor in list { roles.append(interceptor.role) }
         }
-        append(.observation)
-        stages.append(ResultStage())
-        append(.shaping)
-        append(.cache)
-        append(.validation)
-        append(.resilience)
-        append(.routing)
-        stages.append(RoutingStage())
-        stages.append(ErrorMappingStage())
-        stages.append(codec)
-        append(.network)
-        self.stages = stages
-        self.transport = transport
-        self.transportOptions = transportOptions
+        let order: [InterceptorRole] = [.observation, .shaping, .cache, .validation, .resilience, .routing, .network]
+        var stages: [any Interceptor] = []
+        stages.reserveCapacity(count + 4)
+        func append(_ role: InterceptorRole) {
+            guard roles.contains(role) else { return }
+            var index = 0
+            for list in [global, module, endpoint] {
+                for interceptor in list {
+                    if roles[index] == role { stages.append(interceptor) }
+                    index += 1
+                }
+            }
+        }
+        for role in order {
+            append(role)
+            switch role {
+            case .observation: stages.append(ResultStage())
+            case .routing:
+                stages.append(RoutingStage())
+                stages.append(ErrorMappingStage())
+                stages.append(codec)
+            default: break
+            }
+        }
+        chain = Chain(stages: stages, transport: transport, transportOptions: transportOptions)
     }
 
     /// The stage names in order, ending with `transport`.
@@ -73,7 +97,7 @@ public struct Pipeline: Sendable {
         try await run(0, request, context, recorder)
     }
 
-    private func run(
+    func run(
         _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
     ) async throws -> CourierResponse {
         guard context.storage.observesStages.load(ordering: .acquiring) else {
@@ -97,16 +121,16 @@ public struct Pipeline: Sendable {
         }
     }
 
+    @inline(__always)
     private func runStage(
         _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
     ) async throws -> CourierResponse {
+        let stages = chain.stages
         if index == stages.count {
             return try await sendThroughTransport(request, context, recorder)
         }
         let stage = stages[index]
-        let next = InterceptorNext { request in
-            try await self.run(index + 1, request, context, recorder)
-        }
+        let next = InterceptorNext(self, index: index + 1, context: context, recorder: recorder)
         do {
             if let recorder {
                 return try await recorder.record(stage: stage.name, request: request, next: next) { next in
