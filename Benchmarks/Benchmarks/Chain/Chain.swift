@@ -67,6 +67,16 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("chain.send10 - Courier", configuration: timed) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try! await client.send(ten)) }
     }
+    // The same calls back to back, 1,000 per sample (the table's script divides by 1,000): the steady cost of a
+    // call, without the harness's own start of every sample.
+    var steady = timed
+    steady.scalingFactor = .kilo
+    Benchmark("chain.send10.steady - Courier", configuration: steady) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try! await client.send(ten)) }
+    }
+    Benchmark("chain.send0.steady - Courier", configuration: steady) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try! await client.send(zero)) }
+    }
     Benchmark("chain.send10.untimed - Courier", configuration: timed) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try! await untimed.send(ten)) }
     }

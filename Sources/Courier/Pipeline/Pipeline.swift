@@ -97,12 +97,22 @@ public struct Pipeline: Sendable {
         try await run(0, request, context, recorder)
     }
 
+    /// Runs stage `index` (the transport after the last stage). Kept small: every stage's suspended call holds
+    /// this frame, and the task's frames spill into a `malloc`ed slab each time they outgrow the current one, so
+    /// the rare paths (stage observers, traces) live in functions of their own.
     func run(
         _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
     ) async throws -> CourierResponse {
-        guard context.storage.observesStages.load(ordering: .acquiring) else {
-            return try await runStage(index, request, context, recorder)
+        if context.storage.observesStages.load(ordering: .acquiring) {
+            return try await runObserved(index, request, context, recorder)
         }
+        return try await runStage(index, request, context, recorder)
+    }
+
+    @inline(never)
+    private func runObserved(
+        _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
+    ) async throws -> CourierResponse {
         let observers = context.storage.stageObservers
         let name = index == stages.count ? "transport" : stages[index].name
         return try await Self.observed(name, request, context, observers[...]) { request in
@@ -121,7 +131,6 @@ public struct Pipeline: Sendable {
         }
     }
 
-    @inline(__always)
     private func runStage(
         _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
     ) async throws -> CourierResponse {
@@ -129,15 +138,27 @@ public struct Pipeline: Sendable {
         if index == stages.count {
             return try await sendThroughTransport(request, context, recorder)
         }
+        if let recorder {
+            return try await runRecorded(index, request, context, recorder)
+        }
+        do {
+            return try await stages[index].intercept(
+                request, context: context, next: InterceptorNext(self, index: index + 1, context: context, recorder: nil))
+        } catch {
+            throw Self.attribute(error, to: stages[index].name)
+        }
+    }
+
+    @inline(never)
+    private func runRecorded(
+        _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder
+    ) async throws -> CourierResponse {
         let stage = stages[index]
         let next = InterceptorNext(self, index: index + 1, context: context, recorder: recorder)
         do {
-            if let recorder {
-                return try await recorder.record(stage: stage.name, request: request, next: next) { next in
-                    try await stage.intercept(request, context: context, next: next)
-                }
+            return try await recorder.record(stage: stage.name, request: request, next: next) { next in
+                try await stage.intercept(request, context: context, next: next)
             }
-            return try await stage.intercept(request, context: context, next: next)
         } catch {
             throw Self.attribute(error, to: stage.name)
         }
