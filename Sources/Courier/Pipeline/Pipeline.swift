@@ -39,6 +39,9 @@ public struct Pipeline: Sendable {
 
     private let chain: Chain
 
+    /// The roles, outermost first.
+    private static let roleOrder = InterceptorRole.allCases.sorted()
+
     /// Builds a chain from `global`, `module` and `endpoint` interceptors: ordered by ``Interceptor/role``,
     /// and within a role global → module → endpoint (each list in its own order). The client builds its
     /// chains with this (``CourierClient/pipeline(for:)``); package access, not public API.
@@ -47,28 +50,27 @@ public struct Pipeline: Sendable {
         codec: any Interceptor = CodecStage(), transport: any Transport,
         transportOptions: TransportOptions = TransportOptions()
     ) {
-        // Built for every call: each interceptor's role read once, then the stages placed role by role with a
-        // counting sort (stable: global → module → endpoint within a role), each interceptor copied once.
-        let count = global.count + module.count + endpoint.count
+        // Built for every call: each interceptor's role read once, then the stages placed role by role (global →
+        // module → endpoint within a role), each interceptor copied once.
+        let lists = [global, module, endpoint]
         var roles: [InterceptorRole] = []
-        roles.reserveCapacity(count)
-        for list in [global, module, endpoint] {
-            for interceptor in list { roles.append(interceptor.role) }
+        roles.reserveCapacity(global.count + module.count + endpoint.count)
+        for list in lists {
+            for index in list.indices { roles.append(list[index].role) }
         }
-        let order: [InterceptorRole] = [.observation, .shaping, .cache, .validation, .resilience, .routing, .network]
         var stages: [any Interceptor] = []
-        stages.reserveCapacity(count + 4)
+        stages.reserveCapacity(roles.count + 4)
         func append(_ role: InterceptorRole) {
             guard roles.contains(role) else { return }
-            var index = 0
-            for list in [global, module, endpoint] {
-                for interceptor in list {
-                    if roles[index] == role { stages.append(interceptor) }
-                    index += 1
+            var position = 0
+            for list in lists {
+                for index in list.indices {
+                    if roles[position] == role { stages.append(list[index]) }
+                    position += 1
                 }
             }
         }
-        for role in order {
+        for role in Self.roleOrder {
             append(role)
             switch role {
             case .observation: stages.append(ResultStage())
