@@ -376,7 +376,7 @@ public final class CourierClient: Sendable {
         return target.text
     }
 
-    private func perform<T: Sendable>(
+    nonisolated(nonsending) private func perform<T: Sendable>(
         _ id: CallID, _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?, progress: ProgressChannel?,
         decode: @escaping @Sendable (Value) throws -> T
     ) async throws -> Reply<T> {

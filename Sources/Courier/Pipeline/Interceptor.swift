@@ -131,8 +131,9 @@ public struct InterceptorNext: Sendable {
         target = .stage(pipeline, index: index, context: context, recorder: recorder)
     }
 
-    /// Sends `request` through the rest of the chain.
-    public func callAsFunction(_ request: CourierRequest) async throws -> CourierResponse {
+    /// Sends `request` through the rest of the chain. Runs on the caller's executor until the next stage starts
+    /// (`nonisolated(nonsending)`).
+    nonisolated(nonsending) public func callAsFunction(_ request: CourierRequest) async throws -> CourierResponse {
         switch target {
         case .function(let run): try await run(request)
         case .stage(let pipeline, let index, let context, let recorder):

@@ -87,13 +87,17 @@ public struct Pipeline: Sendable {
     /// The stage names in order, ending with `transport`.
     public var stageNames: [String] { stages.map(\.name) + ["transport"] }
 
-    /// Runs `request` through the chain.
-    public func execute(_ request: CourierRequest, context: InterceptorContext) async throws -> CourierResponse {
+    /// Runs `request` through the chain. Like the chain's own steps it runs on the caller's executor
+    /// (`nonisolated(nonsending)`) and leaves it only where a stage or the transport does: a hop to the generic
+    /// executor per step would cost a runtime switch each.
+    nonisolated(nonsending) public func execute(
+        _ request: CourierRequest, context: InterceptorContext
+    ) async throws -> CourierResponse {
         try await run(0, request, context, nil)
     }
 
     /// Runs `request` through the chain; with a `recorder`, every stage's effect is traced.
-    package func execute(
+    nonisolated(nonsending) package func execute(
         _ request: CourierRequest, context: InterceptorContext, recorder: TraceRecorder?
     ) async throws -> CourierResponse {
         try await run(0, request, context, recorder)
@@ -102,7 +106,7 @@ public struct Pipeline: Sendable {
     /// Runs stage `index` (the transport after the last stage). Kept small: every stage's suspended call holds
     /// this frame, and the task's frames spill into a `malloc`ed slab each time they outgrow the current one, so
     /// the rare paths (stage observers, traces) live in functions of their own.
-    func run(
+    nonisolated(nonsending) func run(
         _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
     ) async throws -> CourierResponse {
         if context.storage.observesStages.load(ordering: .acquiring) {
@@ -112,7 +116,7 @@ public struct Pipeline: Sendable {
     }
 
     @inline(never)
-    private func runObserved(
+    nonisolated(nonsending) private func runObserved(
         _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
     ) async throws -> CourierResponse {
         let observers = context.storage.stageObservers
@@ -133,7 +137,7 @@ public struct Pipeline: Sendable {
         }
     }
 
-    private func runStage(
+    nonisolated(nonsending) private func runStage(
         _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
     ) async throws -> CourierResponse {
         let stages = chain.stages
@@ -152,7 +156,7 @@ public struct Pipeline: Sendable {
     }
 
     @inline(never)
-    private func runRecorded(
+    nonisolated(nonsending) private func runRecorded(
         _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder
     ) async throws -> CourierResponse {
         let stage = stages[index]
@@ -166,7 +170,7 @@ public struct Pipeline: Sendable {
         }
     }
 
-    private func sendThroughTransport(
+    nonisolated(nonsending) private func sendThroughTransport(
         _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
     ) async throws -> CourierResponse {
         var options = transportOptions
