@@ -22,7 +22,7 @@ final class ProtobufTypedEncoding {
     }
 
     // One encode uses the state from one thread, never re-entrantly: no run-time exclusivity checks.
-    @exclusivity(unchecked) var writer: ProtobufValueWriter
+    let writer: ProtobufValueWriter
     let valueEncoder: ValueEncoder
     @exclusivity(unchecked) var frames: [Frame] = []
     @exclusivity(unchecked) var segments: [(index: Int, start: Int, end: Int)] = []
@@ -38,10 +38,9 @@ final class ProtobufTypedEncoding {
     static func encode<T: Encodable>(
         _ model: T, _ layout: MessageLayout, runtime: ProtobufRuntime, options: ProtobufCodec.Options,
         encoder: ValueEncoder
-    ) -> [UInt8]? {
+    ) -> Data? {
         guard encoder.keyStrategy == .useDefaultKeys else { return nil }
-        var writer = ProtobufValueWriter(runtime: runtime, options: options)
-        writer.out.reserveCapacity(256)
+        let writer = ProtobufValueWriter(runtime: runtime, options: options)
         let state = ProtobufTypedEncoding(writer: writer, valueEncoder: encoder)
         do {
             try state.push(layout, depth: 1)
@@ -51,7 +50,7 @@ final class ProtobufTypedEncoding {
             return nil
         }
         if state.failed || !state.frames.isEmpty { return nil }
-        return state.writer.out
+        return state.writer.out.takeData()
     }
 
     func giveUp() -> ProtobufValueWriter.GiveUp {
@@ -76,9 +75,7 @@ final class ProtobufTypedEncoding {
         if frame.ordered { return }
         let mine = segments[frame.segmentBase...].sorted { $0.index < $1.index }
         for i in mine.indices.dropFirst() where mine[i].index == mine[i - 1].index { throw giveUp() }
-        let region = Array(writer.out[frame.start...])
-        writer.out.removeSubrange(frame.start...)
-        for s in mine { writer.out.append(contentsOf: region[(s.start - frame.start)..<(s.end - frame.start)]) }
+        writer.out.reorder(from: frame.start, mine.map { ($0.start, $0.end) })
     }
 
     /// The field named `name` in frame `id`, checked for order, duplicates and oneofs.
