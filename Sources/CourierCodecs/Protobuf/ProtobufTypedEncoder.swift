@@ -144,13 +144,35 @@ final class ProtobufTypedEncoding {
             guard !failed, frames.count == id + 1 else { throw giveUp() }
             segments.append((index, start, writer.out.count))
         } else if T.self == [String].self {
-            // What `ValueEncoder` makes of a `[String]`, without its machinery.
-            try write(.array(unsafeBitCast(value, to: [String].self).map { .string($0) }), name, frame: id)
+            // What `ValueEncoder` makes of these arrays, element by element, without its machinery or an array.
+            try writeElements(unsafeBitCast(value, to: [String].self).lazy.map { .string($0) }, name, frame: id)
+        } else if T.self == [Int].self {
+            try writeElements(unsafeBitCast(value, to: [Int].self).lazy.map { .int(Int64($0)) }, name, frame: id)
+        } else if T.self == [Int64].self {
+            try writeElements(unsafeBitCast(value, to: [Int64].self).lazy.map { .int($0) }, name, frame: id)
+        } else if T.self == [Double].self {
+            try writeElements(unsafeBitCast(value, to: [Double].self).lazy.map { .double($0) }, name, frame: id)
+        } else if T.self == [Bool].self {
+            try writeElements(unsafeBitCast(value, to: [Bool].self).lazy.map { .bool($0) }, name, frame: id)
         } else {
             let v: Value
             do { v = try valueEncoder.encode(value) } catch { throw giveUp() }
             try write(v, name, frame: id)
         }
+    }
+
+    /// Writes a member of frame `id` that `ValueEncoder` makes an array of scalars, given as its elements.
+    /// Only a repeated (not map) field takes an array; for any other the pivot answers.
+    private func writeElements<C: Collection<Value>>(_ elements: C, _ name: String, frame id: Int) throws {
+        let (f, index, layout) = try field(name, frame: id)
+        guard f.storage == .repeated, !f.isMap else { throw giveUp() }
+        let start = writer.out.count
+        do throws(ProtobufValueWriter.GiveUp) {
+            try writer.elements(elements, f, layout, index, depth: frames[id].depth)
+        } catch {
+            throw giveUp()
+        }
+        segments.append((index, start, writer.out.count))
     }
 
     /// Whether `T` is an ordinary model (not one of the types `ValueEncoder` treats specially).

@@ -173,15 +173,23 @@ struct ProtobufValueWriter {
                 return
             }
             guard case .array(let elements) = value else { throw GiveUp() }
-            if elements.isEmpty { return }
-            if layout.fields[index].packed {
-                key(f.number, 2)
-                let position = reserveLength()
-                for element in elements { try payload(element, f, skipZero: false, depth: depth) }
-                patchLength(at: position)
-            } else {
-                for element in elements { try single(element, f, skipZero: false, depth: depth) }
-            }
+            try self.elements(elements, f, layout, index, depth: depth)
+        }
+    }
+
+    /// The elements of repeated (not map) field `index` of `layout`, packed when the field is.
+    @inline(__always)
+    func elements<C: Collection<Value>>(
+        _ elements: C, _ f: HotField, _ layout: MessageLayout, _ index: Int, depth: Int
+    ) throws(GiveUp) {
+        if elements.isEmpty { return }
+        if layout.fields[index].packed {
+            key(f.number, 2)
+            let position = reserveLength()
+            for element in elements { try payload(element, f, skipZero: false, depth: depth) }
+            patchLength(at: position)
+        } else {
+            for element in elements { try single(element, f, skipZero: false, depth: depth) }
         }
     }
 
