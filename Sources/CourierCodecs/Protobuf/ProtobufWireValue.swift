@@ -172,8 +172,12 @@ final class ProtobufWireReader {
     /// ``index(_:_:)`` into `slots` (emptied first, its storage reused when it is the only reference).
     func index(_ layout: MessageLayout, _ range: Range<Int>, into slots: inout [WireSlot]) throws(WireAnomaly) {
         let hot = layout.hot
-        slots.removeAll(keepingCapacity: true)
-        slots.append(contentsOf: repeatElement(WireSlot(), count: hot.count))
+        if slots.count == hot.count {
+            slots.withUnsafeMutableBufferPointer { $0.update(repeating: WireSlot()) }
+        } else {
+            slots.removeAll(keepingCapacity: true)
+            slots.append(contentsOf: repeatElement(WireSlot(), count: hot.count))
+        }
         var oneofs: UInt64 = 0
         var offset = range.lowerBound
         let end = range.upperBound
