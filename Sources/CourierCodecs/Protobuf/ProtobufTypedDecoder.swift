@@ -304,6 +304,25 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
         }
     }
 
+    /// Field `i` (emitted) when it is a singular string field: its string, read without a `Value` around it
+    /// (the pivot holds it as `.string`, absent as `""`); nil for any other field.
+    @inline(__always)
+    func stringMember(_ i: Int) throws -> String? {
+        let f = message.layout.hot[i]
+        guard f.type == .string, f.storage != .repeated else { return nil }
+        let slot = message.slots[i]
+        if slot.count == 0 { return "" }
+        let reader = context.reader
+        do throws(WireAnomaly) {
+            var offset = slot.valueStart
+            let payload = try reader.lengthDelimited(&offset, end: message.range.upperBound)
+            guard let s = reader.string(payload) else { throw WireAnomaly() }
+            return s
+        } catch {
+            throw context.giveUp(path)
+        }
+    }
+
     func member(_ i: Int) throws -> Member {
         let f = message.layout.hot[i]
         let reader = context.reader
@@ -431,7 +450,10 @@ struct ProtobufKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try decoder.scalars.bool(scalar(key), .key(key.stringValue))
     }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try decoder.scalars.string(scalar(key), .key(key.stringValue))
+        let i = try require(key)
+        if let s = try decoder.stringMember(i) { return s }
+        guard let value = try decoder.scalarMember(i) else { throw decoder.mismatch(.key(key.stringValue)) }
+        return try decoder.scalars.string(value, .key(key.stringValue))
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
         try decoder.scalars.double(scalar(key), .key(key.stringValue))
