@@ -138,6 +138,10 @@ final class ProtobufWireOutput {
 
     /// The bytes written, as `Data`; the buffer's memory goes to it, so the buffer must not be used after.
     func takeData() -> Data {
+        // Give back a large unused tail (shrinking in place is cheap) rather than keep it with the bytes.
+        if capacity - count > capacity / 4, let raw = realloc(base, max(count, 1)) {
+            base = raw.assumingMemoryBound(to: UInt8.self)
+        }
         let data = Data(bytesNoCopy: base, count: count, deallocator: .free)
         base = Self.allocate(16)
         capacity = 16
