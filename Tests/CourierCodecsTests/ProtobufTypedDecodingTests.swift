@@ -55,6 +55,42 @@ struct PBNarrowPage: Codable, Equatable {
     var users: [PBNarrowUser]
 }
 
+/// A model that holds every user's container (and every address's) before reading any, then reads them
+/// backwards: decoders still held must not be reused for later messages.
+struct PBHeldContainers: Decodable, Equatable {
+    var names: [String] = []
+    var cities: [String] = []
+    var paths: [String] = []
+
+    enum Keys: String, CodingKey {
+        case data, users, name, address, city
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        guard c.contains(.data) else { return }
+        let data = try c.nestedContainer(keyedBy: Keys.self, forKey: .data)
+        var users = try data.nestedUnkeyedContainer(forKey: .users)
+        var held: [KeyedDecodingContainer<Keys>] = []
+        var addresses: [KeyedDecodingContainer<Keys>] = []
+        while !users.isAtEnd {
+            let user = try users.nestedContainer(keyedBy: Keys.self)
+            held.append(user)
+            if user.contains(.address) {
+                addresses.append(try user.nestedContainer(keyedBy: Keys.self, forKey: .address))
+            }
+        }
+        for user in held.reversed() {
+            names.append(try user.decode(String.self, forKey: .name))
+            paths.append(user.codingPath.map(\.stringValue).joined(separator: "."))
+        }
+        for address in addresses.reversed() {
+            cities.append(try address.decode(String.self, forKey: .city))
+            paths.append(address.codingPath.map(\.stringValue).joined(separator: "."))
+        }
+    }
+}
+
 /// A model written by hand against every container call, recording what it saw.
 struct PBProbe: Decodable, Equatable {
     var log: [String] = []
@@ -237,11 +273,14 @@ enum ProtobufDifferential {
         ProtobufDifferential.checkTyped(PBUserList.self, demo, bytes, listHints)
         ProtobufDifferential.checkTyped(PBNarrowList.self, demo, bytes, listHints)
         ProtobufDifferential.checkTyped(PBProbe.self, demo, bytes, listHints)
+        ProtobufDifferential.checkTyped(PBHeldContainers.self, demo, bytes, listHints)
+        let held = try demo.decode(PBHeldContainers.self, from: bytes, hints: listHints, decoder: ValueDecoder())
+        let model = try demo.decode(PBUserList.self, from: bytes, hints: listHints, decoder: ValueDecoder())
+        #expect(held.names == model.data?.users.reversed().map(\.name))
         ProtobufDifferential.checkTyped(Value.self, demo, bytes, listHints)
         var snake = ValueDecoder()
         snake.keyStrategy = .convertFromSnakeCase
         ProtobufDifferential.checkTyped(PBUserList.self, demo, bytes, listHints, snake)
-        let model = try demo.decode(PBUserList.self, from: bytes, hints: listHints, decoder: ValueDecoder())
         #expect(model.data?.users.isEmpty == false)
     }
 
@@ -285,6 +324,7 @@ enum ProtobufDifferential {
             ProtobufDifferential.checkTyped(PBUserList.self, demo, bytes, listHints)
             ProtobufDifferential.checkTyped(PBNarrowList.self, demo, bytes, listHints)
             ProtobufDifferential.checkTyped(PBProbe.self, demo, bytes, listHints)
+            ProtobufDifferential.checkTyped(PBHeldContainers.self, demo, bytes, listHints)
         }
     }
 

@@ -221,7 +221,7 @@ extension ProtobufTypedEncodingTests {
         let value = try demo.decode(bytes, hints: hints)
         let written = ProtobufValueWriter.encode(
             value, try demo.layout(for: hints), runtime: demo.schema.runtime, options: demo.options)
-        #expect(written == Array(bytes))
+        #expect(written == bytes)
     }
 }
 
@@ -322,7 +322,7 @@ extension ProtobufTypedEncodingTests {
             let written = ProtobufTypedEncoding.encode(
                 model, try demo.layout(for: hints), runtime: demo.schema.runtime, options: demo.options,
                 encoder: ValueEncoder())
-            #expect(written == Array(bytes), "\(name)")
+            #expect(written == bytes, "\(name)")
         }
     }
 }

@@ -218,7 +218,7 @@ public struct ProtobufCodec: Codec {
             if let bytes = ProtobufTypedEncoding.encode(
                 model, layout, runtime: schema.runtime, options: options, encoder: encoder)
             {
-                return Data(bytes)
+                return bytes
             }
         }
         return try encode(encoder.encode(model), hints: hints)
@@ -240,7 +240,7 @@ public struct ProtobufCodec: Codec {
     func encodeValue(_ value: Value, hints: CodingHints, direct: Bool) throws -> Data {
         let layout = try layout(for: hints)
         if direct, let bytes = ProtobufValueWriter.encode(value, layout, runtime: schema.runtime, options: options) {
-            return Data(bytes)
+            return bytes
         }
         let arena = Arena(initialSize: 16 * 1024)
         var builder = ProtobufEncodeBuilder(runtime: schema.runtime, options: options, arena: arena)

@@ -21,6 +21,9 @@ final class ProtobufTypedContext {
     let userInfo: [CodingUserInfoKey: Any]
     /// Set when the direct path met something it leaves to the pivot.
     var fallback = false
+    /// The message decoder last made for each nesting level, reused once nothing else holds it (cleared by
+    /// ``directDecode(_:from:layout:options:decoder:)`` at the end, as each holds this context).
+    @exclusivity(unchecked) var spares: [ProtobufMessageDecoding?] = []
 
     init(reader: ProtobufWireReader, valueDecoder: ValueDecoder) {
         self.reader = reader
@@ -28,6 +31,36 @@ final class ProtobufTypedContext {
         var info: [CodingUserInfoKey: Any] = [:]
         for (k, v) in valueDecoder.userInfo { info[k] = v }
         self.userInfo = info
+    }
+
+    /// The decoder of the message of type `layout` in `payload`, at nesting `depth` under `parent`: the
+    /// level's spare one when nothing else holds it any more (its decoding is over), else a new one.
+    func messageDecoder(
+        _ layout: MessageLayout, _ payload: Range<Int>, depth: Int, parent: ProtobufPathNode, component: PathComponent
+    ) throws(WireAnomaly) -> ProtobufMessageDecoding {
+        while spares.count <= depth { spares.append(nil) }
+        // Idle deeper spares let go of their parents (deepest first), which may leave this level's idle too.
+        var level = spares.count - 1
+        while level > depth {
+            if isKnownUniquelyReferenced(&spares[level]) { spares[level]?.parent = nil }
+            level -= 1
+        }
+        if isKnownUniquelyReferenced(&spares[depth]), let reused = spares[depth] {
+            try reader.index(layout, payload, into: &reused.message.slots)
+            reused.message.layout = layout
+            reused.message.range = payload
+            reused.parent = parent
+            reused.component = component
+            reused.hint = 0
+            return reused
+        }
+        var slots: [WireSlot] = []
+        try reader.index(layout, payload, into: &slots)
+        let made = ProtobufMessageDecoding(
+            context: self, message: WireMessage(layout: layout, range: payload, slots: slots), depth: depth,
+            parent: parent, component: component)
+        spares[depth] = made
+        return made
     }
 
     /// Marks the decode for the pivot and returns an error to throw.
@@ -56,8 +89,9 @@ struct ProtobufPathKey: CodingKey {
 
 /// A node of the coding path (parent chain).
 class ProtobufPathNode {
-    let parent: ProtobufPathNode?
-    let component: PathComponent?
+    // Changed only when a spare message decoder is reused (see `ProtobufTypedContext.messageDecoder`).
+    @exclusivity(unchecked) var parent: ProtobufPathNode?
+    @exclusivity(unchecked) var component: PathComponent?
 
     init(parent: ProtobufPathNode?, component: PathComponent?) {
         self.parent = parent
@@ -177,13 +211,20 @@ struct ProtobufScalars {
 /// The decoder of one message (a `Value` object in the pivot).
 final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecodingContainer {
     let context: ProtobufTypedContext
-    let message: WireMessage
+    /// The message (replaced when this decoder is reused as a spare).
+    @exclusivity(unchecked) var message: WireMessage
+    /// The nesting level (1 for the root).
+    let depth: Int
     /// Where the next keyed lookup probably is (only this decoder's containers touch it, one call at a time).
     @exclusivity(unchecked) var hint = 0
 
-    init(context: ProtobufTypedContext, message: WireMessage, parent: ProtobufPathNode?, component: PathComponent?) {
+    init(
+        context: ProtobufTypedContext, message: WireMessage, depth: Int, parent: ProtobufPathNode?,
+        component: PathComponent?
+    ) {
         self.context = context
         self.message = message
+        self.depth = depth
         super.init(parent: parent, component: component)
     }
 
@@ -241,7 +282,7 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
     /// What field `i` holds, as the pivot sees it.
     enum Member {
         case scalar(Value)
-        case message(WireMessage)
+        case message(ProtobufMessageDecoding)
         case messages
         case other
     }
@@ -263,6 +304,25 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
         }
     }
 
+    /// Field `i` (emitted) when it is a singular string field: its string, read without a `Value` around it
+    /// (the pivot holds it as `.string`, absent as `""`); nil for any other field.
+    @inline(__always)
+    func stringMember(_ i: Int) throws -> String? {
+        let f = message.layout.hot[i]
+        guard f.type == .string, f.storage != .repeated else { return nil }
+        let slot = message.slots[i]
+        if slot.count == 0 { return "" }
+        let reader = context.reader
+        do throws(WireAnomaly) {
+            var offset = slot.valueStart
+            let payload = try reader.lengthDelimited(&offset, end: message.range.upperBound)
+            guard let s = reader.string(payload) else { throw WireAnomaly() }
+            return s
+        } catch {
+            throw context.giveUp(path)
+        }
+    }
+
     func member(_ i: Int) throws -> Member {
         let f = message.layout.hot[i]
         let reader = context.reader
@@ -273,7 +333,10 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
             if f.type == .message {
                 var offset = message.slots[i].valueStart
                 let payload = try reader.lengthDelimited(&offset, end: message.range.upperBound)
-                return .message(try reader.index(reader.runtime.messages[f.messageIndex], payload))
+                return .message(
+                    try context.messageDecoder(
+                        reader.runtime.messages[f.messageIndex], payload, depth: depth + 1, parent: self,
+                        component: .key(message.layout.jsonNames[i])))
             }
             guard let value = try reader.fieldValue(message, i, depth: 1) else { throw WireAnomaly() }
             return .scalar(value)
@@ -315,8 +378,7 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
         if protobufIsSpecial(T.self) { return try scalars.delegate(T.self, fieldValue(i), .key(name)) }
         switch try member(i) {
         case .message(let sub):
-            return try ProtobufMessageDecoding(context: context, message: sub, parent: self, component: .key(name))
-                .unwrap(T.self)
+            return try sub.unwrap(T.self)
         case .messages:
             return try ProtobufMessagesDecoding(context: context, owner: self, field: i).unwrap(T.self)
         case .scalar(let value):
@@ -341,9 +403,7 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
             try reader.forEachOccurrence(message, i) { (start, _) throws(WireAnomaly) in
                 var offset = start
                 let payload = try reader.lengthDelimited(&offset, end: end)
-                guard let s = ProtobufDecodeWalker.string(UnsafeBufferPointer(rebasing: reader.bytes[payload])) else {
-                    throw WireAnomaly()
-                }
+                guard let s = reader.string(payload) else { throw WireAnomaly() }
                 strings.append(s)
             }
         } catch {
@@ -390,7 +450,10 @@ struct ProtobufKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try decoder.scalars.bool(scalar(key), .key(key.stringValue))
     }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try decoder.scalars.string(scalar(key), .key(key.stringValue))
+        let i = try require(key)
+        if let s = try decoder.stringMember(i) { return s }
+        guard let value = try decoder.scalarMember(i) else { throw decoder.mismatch(.key(key.stringValue)) }
+        return try decoder.scalars.string(value, .key(key.stringValue))
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
         try decoder.scalars.double(scalar(key), .key(key.stringValue))
@@ -456,9 +519,7 @@ struct ProtobufKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let i = try require(key)
         switch try decoder.member(i) {
         case .message(let sub):
-            return try ProtobufMessageDecoding(
-                context: decoder.context, message: sub, parent: decoder, component: .key(key.stringValue)
-            ).container(keyedBy: type)
+            return try sub.container(keyedBy: type)
         case .messages: throw decoder.mismatch(.key(key.stringValue))
         case .scalar: throw decoder.mismatch(.key(key.stringValue))
         case .other: throw decoder.context.giveUp(decoder.path(.key(key.stringValue)))
@@ -484,8 +545,7 @@ struct ProtobufKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if let i = decoder.find(key.stringValue) {
             switch try decoder.member(i) {
             case .message(let sub):
-                return ProtobufMessageDecoding(
-                    context: decoder.context, message: sub, parent: decoder, component: .key(key.stringValue))
+                return sub
             case .messages:
                 return ProtobufMessagesDecoding(context: decoder.context, owner: decoder, field: i)
             default: break
@@ -582,14 +642,13 @@ struct ProtobufMessagesContainer: UnkeyedDecodingContainer {
 
     private func element() throws -> ProtobufMessageDecoding {
         guard currentIndex < ranges.count else { throw decoder.missing(.index(currentIndex)) }
-        let message: WireMessage
         do throws(WireAnomaly) {
-            message = try decoder.context.reader.index(layout, ranges[currentIndex])
+            return try decoder.context.messageDecoder(
+                layout, ranges[currentIndex], depth: decoder.owner.depth + 1, parent: decoder,
+                component: .index(currentIndex))
         } catch {
             throw decoder.context.giveUp(decoder.path(.index(currentIndex)))
         }
-        return ProtobufMessageDecoding(
-            context: decoder.context, message: message, parent: decoder, component: .index(currentIndex))
     }
 
     private func mismatch() throws -> Never {
@@ -660,9 +719,11 @@ extension ProtobufCodec {
             reader.startBudget(layout)
             guard (try? reader.check(layout, 0..<bytes.count, depth: 1)) != nil else { return nil }
             reader.counting = false
+            reader.checked = true
             guard let root = try? reader.index(layout, 0..<bytes.count) else { return nil }
             let context = ProtobufTypedContext(reader: reader, valueDecoder: decoder)
-            let top = ProtobufMessageDecoding(context: context, message: root, parent: nil, component: nil)
+            let top = ProtobufMessageDecoding(context: context, message: root, depth: 1, parent: nil, component: nil)
+            defer { context.spares.removeAll() }
             guard let result = try? top.unwrap(T.self), !context.fallback else { return nil }
             return result
         }

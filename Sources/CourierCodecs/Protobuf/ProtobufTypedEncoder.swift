@@ -22,7 +22,7 @@ final class ProtobufTypedEncoding {
     }
 
     // One encode uses the state from one thread, never re-entrantly: no run-time exclusivity checks.
-    @exclusivity(unchecked) var writer: ProtobufValueWriter
+    let writer: ProtobufValueWriter
     let valueEncoder: ValueEncoder
     @exclusivity(unchecked) var frames: [Frame] = []
     @exclusivity(unchecked) var segments: [(index: Int, start: Int, end: Int)] = []
@@ -38,10 +38,9 @@ final class ProtobufTypedEncoding {
     static func encode<T: Encodable>(
         _ model: T, _ layout: MessageLayout, runtime: ProtobufRuntime, options: ProtobufCodec.Options,
         encoder: ValueEncoder
-    ) -> [UInt8]? {
+    ) -> Data? {
         guard encoder.keyStrategy == .useDefaultKeys else { return nil }
-        var writer = ProtobufValueWriter(runtime: runtime, options: options)
-        writer.out.reserveCapacity(256)
+        let writer = ProtobufValueWriter(runtime: runtime, options: options)
         let state = ProtobufTypedEncoding(writer: writer, valueEncoder: encoder)
         do {
             try state.push(layout, depth: 1)
@@ -51,7 +50,7 @@ final class ProtobufTypedEncoding {
             return nil
         }
         if state.failed || !state.frames.isEmpty { return nil }
-        return state.writer.out
+        return state.writer.out.takeData()
     }
 
     func giveUp() -> ProtobufValueWriter.GiveUp {
@@ -76,9 +75,7 @@ final class ProtobufTypedEncoding {
         if frame.ordered { return }
         let mine = segments[frame.segmentBase...].sorted { $0.index < $1.index }
         for i in mine.indices.dropFirst() where mine[i].index == mine[i - 1].index { throw giveUp() }
-        let region = Array(writer.out[frame.start...])
-        writer.out.removeSubrange(frame.start...)
-        for s in mine { writer.out.append(contentsOf: region[(s.start - frame.start)..<(s.end - frame.start)]) }
+        writer.out.reorder(from: frame.start, mine.map { ($0.start, $0.end) })
     }
 
     /// The field named `name` in frame `id`, checked for order, duplicates and oneofs.
@@ -147,13 +144,35 @@ final class ProtobufTypedEncoding {
             guard !failed, frames.count == id + 1 else { throw giveUp() }
             segments.append((index, start, writer.out.count))
         } else if T.self == [String].self {
-            // What `ValueEncoder` makes of a `[String]`, without its machinery.
-            try write(.array(unsafeBitCast(value, to: [String].self).map { .string($0) }), name, frame: id)
+            // What `ValueEncoder` makes of these arrays, element by element, without its machinery or an array.
+            try writeElements(unsafeBitCast(value, to: [String].self).lazy.map { .string($0) }, name, frame: id)
+        } else if T.self == [Int].self {
+            try writeElements(unsafeBitCast(value, to: [Int].self).lazy.map { .int(Int64($0)) }, name, frame: id)
+        } else if T.self == [Int64].self {
+            try writeElements(unsafeBitCast(value, to: [Int64].self).lazy.map { .int($0) }, name, frame: id)
+        } else if T.self == [Double].self {
+            try writeElements(unsafeBitCast(value, to: [Double].self).lazy.map { .double($0) }, name, frame: id)
+        } else if T.self == [Bool].self {
+            try writeElements(unsafeBitCast(value, to: [Bool].self).lazy.map { .bool($0) }, name, frame: id)
         } else {
             let v: Value
             do { v = try valueEncoder.encode(value) } catch { throw giveUp() }
             try write(v, name, frame: id)
         }
+    }
+
+    /// Writes a member of frame `id` that `ValueEncoder` makes an array of scalars, given as its elements.
+    /// Only a repeated (not map) field takes an array; for any other the pivot answers.
+    private func writeElements<C: Collection<Value>>(_ elements: C, _ name: String, frame id: Int) throws {
+        let (f, index, layout) = try field(name, frame: id)
+        guard f.storage == .repeated, !f.isMap else { throw giveUp() }
+        let start = writer.out.count
+        do throws(ProtobufValueWriter.GiveUp) {
+            try writer.elements(elements, f, layout, index, depth: frames[id].depth)
+        } catch {
+            throw giveUp()
+        }
+        segments.append((index, start, writer.out.count))
     }
 
     /// Whether `T` is an ordinary model (not one of the types `ValueEncoder` treats specially).

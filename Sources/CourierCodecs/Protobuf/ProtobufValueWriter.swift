@@ -15,88 +15,77 @@ struct ProtobufValueWriter {
     let runtime: ProtobufRuntime
     let maxDepth: Int
     let ignoreUnknownMembers: Bool
-    var out: [UInt8] = []
+    let out: ProtobufWireOutput
 
-    init(runtime: ProtobufRuntime, options: ProtobufCodec.Options) {
+    init(runtime: ProtobufRuntime, options: ProtobufCodec.Options, capacity: Int = 256) {
         self.runtime = runtime
         self.maxDepth = options.maxDepth
         self.ignoreUnknownMembers = options.ignoreUnknownMembers
+        self.out = ProtobufWireOutput(capacity: capacity)
     }
 
     /// The wire bytes of `value` as message `layout`, or `nil` to leave it to the pivot.
     static func encode(_ value: Value, _ layout: MessageLayout, runtime: ProtobufRuntime, options: ProtobufCodec.Options)
-        -> [UInt8]?
+        -> Data?
     {
-        var writer = ProtobufValueWriter(runtime: runtime, options: options)
-        writer.out.reserveCapacity(256)
+        let writer = ProtobufValueWriter(runtime: runtime, options: options)
         do throws(GiveUp) {
             try writer.message(value, layout, depth: 1)
         } catch {
             return nil
         }
-        return writer.out
+        return writer.out.takeData()
     }
 
     // MARK: primitives
 
     @inline(__always)
-    mutating func varint(_ value: UInt64) {
-        var v = value
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(truncatingIfNeeded: v))
+    func varint(_ value: UInt64) {
+        out.varint(value)
     }
 
     @inline(__always)
-    mutating func key(_ number: UInt32, _ wireType: UInt8) {
-        varint(UInt64(number) << 3 | UInt64(wireType))
+    func key(_ number: UInt32, _ wireType: UInt8) {
+        out.varint(UInt64(number) << 3 | UInt64(wireType))
     }
 
     @inline(__always)
-    mutating func fixed32(_ value: UInt32) {
-        withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+    func fixed32(_ value: UInt32) {
+        out.fixed(value)
     }
 
     @inline(__always)
-    mutating func fixed64(_ value: UInt64) {
-        withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+    func fixed64(_ value: UInt64) {
+        out.fixed(value)
     }
 
     /// Reserves one byte for a length written by ``patchLength(at:)``.
     @inline(__always)
-    mutating func reserveLength() -> Int {
+    func reserveLength() -> Int {
         out.append(0)
         return out.count - 1
     }
 
     /// Writes the length of what follows `position` there, widening the reserved byte when needed.
-    mutating func patchLength(at position: Int) {
-        let length = out.count - position - 1
-        if length < 0x80 {
-            out[position] = UInt8(length)
-            return
-        }
-        var prefix: [UInt8] = []
-        WireWriter.appendVarint(UInt64(length), to: &prefix)
-        out.replaceSubrange(position..<(position + 1), with: prefix)
+    @inline(__always)
+    func patchLength(at position: Int) {
+        out.patchLength(at: position)
     }
 
     // MARK: messages
 
-    mutating func message(_ value: Value, _ layout: MessageLayout, depth: Int) throws(GiveUp) {
+    func message(_ value: Value, _ layout: MessageLayout, depth: Int) throws(GiveUp) {
         guard depth <= maxDepth, !layout.hasRequiredFields, case .object(let object) = value else { throw GiveUp() }
         let start = out.count
         if try members(object, layout, depth: depth, start: start, segmented: false) { return }
-        out.removeSubrange(start...)
+        out.truncate(to: start)
         _ = try members(object, layout, depth: depth, start: start, segmented: true)
     }
 
     /// Writes the members of `object`. Unsegmented, it returns false as soon as the members are not in
     /// increasing field order (the caller then starts again segmented: each field's bytes recorded, then
     /// put in field order).
-    private mutating func members(
+    private func members(
         _ object: Value.Object, _ layout: MessageLayout, depth: Int, start: Int, segmented: Bool
     ) throws(GiveUp) -> Bool {
         let fields = layout.hot
@@ -143,13 +132,9 @@ struct ProtobufValueWriter {
             }
         }
         if segments.count > 1 {
-            let region = Array(out[start...])
-            out.removeSubrange(start...)
-            for s in segments.sorted(by: { $0.index < $1.index }) {
-                out.append(contentsOf: region[(s.start - start)..<(s.end - start)])
-            }
+            out.reorder(from: start, segments.sorted(by: { $0.index < $1.index }).map { ($0.start, $0.end) })
         }
-        if !unknown.isEmpty { out.append(contentsOf: unknown) }
+        if !unknown.isEmpty { out.append(unknown) }
         return true
     }
 
@@ -174,7 +159,7 @@ struct ProtobufValueWriter {
         if !ok { throw GiveUp() }
     }
 
-    mutating func field(_ value: Value, _ f: HotField, _ layout: MessageLayout, _ index: Int, depth: Int)
+    func field(_ value: Value, _ f: HotField, _ layout: MessageLayout, _ index: Int, depth: Int)
         throws(GiveUp)
     {
         switch f.storage {
@@ -188,19 +173,27 @@ struct ProtobufValueWriter {
                 return
             }
             guard case .array(let elements) = value else { throw GiveUp() }
-            if elements.isEmpty { return }
-            if layout.fields[index].packed {
-                key(f.number, 2)
-                let position = reserveLength()
-                for element in elements { try payload(element, f, skipZero: false, depth: depth) }
-                patchLength(at: position)
-            } else {
-                for element in elements { try single(element, f, skipZero: false, depth: depth) }
-            }
+            try self.elements(elements, f, layout, index, depth: depth)
         }
     }
 
-    private mutating func map(_ value: Value, _ f: HotField, depth: Int) throws(GiveUp) {
+    /// The elements of repeated (not map) field `index` of `layout`, packed when the field is.
+    @inline(__always)
+    func elements<C: Collection<Value>>(
+        _ elements: C, _ f: HotField, _ layout: MessageLayout, _ index: Int, depth: Int
+    ) throws(GiveUp) {
+        if elements.isEmpty { return }
+        if layout.fields[index].packed {
+            key(f.number, 2)
+            let position = reserveLength()
+            for element in elements { try payload(element, f, skipZero: false, depth: depth) }
+            patchLength(at: position)
+        } else {
+            for element in elements { try single(element, f, skipZero: false, depth: depth) }
+        }
+    }
+
+    private func map(_ value: Value, _ f: HotField, depth: Int) throws(GiveUp) {
         guard case .object(let object) = value else { throw GiveUp() }
         if object.isEmpty { return }
         let entryLayout = runtime.messages[f.messageIndex]
@@ -231,7 +224,7 @@ struct ProtobufValueWriter {
 
     /// One value with its key (nothing for a skipped implicit zero).
     @inline(__always)
-    private mutating func single(_ value: Value, _ f: HotField, skipZero: Bool, depth: Int) throws(GiveUp) {
+    private func single(_ value: Value, _ f: HotField, skipZero: Bool, depth: Int) throws(GiveUp) {
         let wireType: UInt8
         switch f.type {
         case .fixed32, .sfixed32, .float: wireType = 5
@@ -241,13 +234,13 @@ struct ProtobufValueWriter {
         }
         let mark = out.count
         key(f.number, wireType)
-        if !(try payload(value, f, skipZero: skipZero, depth: depth)) { out.removeSubrange(mark...) }
+        if !(try payload(value, f, skipZero: skipZero, depth: depth)) { out.truncate(to: mark) }
     }
 
     /// The value's bytes without key. Returns false when `skipZero` and the value is protobuf-c's zero (nothing
     /// written).
     @discardableResult
-    private mutating func payload(_ value: Value, _ f: HotField, skipZero: Bool, depth: Int) throws(GiveUp) -> Bool {
+    private func payload(_ value: Value, _ f: HotField, skipZero: Bool, depth: Int) throws(GiveUp) -> Bool {
         switch f.type {
         case .int32, .sint32, .sfixed32:
             guard let v = try? runtime.signed(value, f, min: Int64(Int32.min), max: Int64(Int32.max)) else {
@@ -302,7 +295,7 @@ struct ProtobufValueWriter {
             varint(UInt64(count))
             let clean = s.withUTF8 { utf8 -> Bool in
                 if count > 0 && ProtobufEncodeBuilder.containsNUL(utf8) { return false }
-                out.append(contentsOf: utf8)
+                out.append(UnsafeRawBufferPointer(utf8))
                 return true
             }
             if !clean { throw GiveUp() }
@@ -311,12 +304,12 @@ struct ProtobufValueWriter {
             case .bytes(let b):
                 if skipZero && b.isEmpty { return false }
                 varint(UInt64(b.count))
-                out.append(contentsOf: b)
+                out.append(b)
             case .string(let text):
                 guard let b = ProtobufEncodeBuilder.base64(text) else { throw GiveUp() }
                 if skipZero && b.isEmpty { return false }
                 varint(UInt64(b.count))
-                out.append(contentsOf: b)
+                out.append(b)
             default: throw GiveUp()
             }
         case .message:

@@ -20,8 +20,8 @@ struct WireSlot {
 
 /// One indexed message: its type, its bytes and one ``WireSlot`` per field (field-number order).
 struct WireMessage {
-    let layout: MessageLayout
-    let range: Range<Int>
+    var layout: MessageLayout
+    var range: Range<Int>
     var slots: [WireSlot]
 }
 
@@ -40,6 +40,10 @@ final class ProtobufWireReader {
     var counting = true
     /// The values counted against `DecodingLimits.maximumTotalValues` so far.
     var total = 0
+    /// Whether ``check(_:_:depth:)`` passed over the whole input (its strings are known to be UTF-8).
+    var checked = false
+    /// One reusable slot array per nesting level, for ``value(_:_:depth:)``.
+    @exclusivity(unchecked) private var scratch: [[WireSlot]] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, runtime: ProtobufRuntime, options: ProtobufCodec.Options) {
         self.bytes = bytes
@@ -160,8 +164,20 @@ final class ProtobufWireReader {
     /// Indexes the fields of the message of type `layout` in `range`: one pass, checking keys, wire types,
     /// value framing, single occurrences of singular fields and oneofs, and unknown fields.
     func index(_ layout: MessageLayout, _ range: Range<Int>) throws(WireAnomaly) -> WireMessage {
+        var slots: [WireSlot] = []
+        try index(layout, range, into: &slots)
+        return WireMessage(layout: layout, range: range, slots: slots)
+    }
+
+    /// ``index(_:_:)`` into `slots` (emptied first, its storage reused when it is the only reference).
+    func index(_ layout: MessageLayout, _ range: Range<Int>, into slots: inout [WireSlot]) throws(WireAnomaly) {
         let hot = layout.hot
-        var slots = [WireSlot](repeating: WireSlot(), count: hot.count)
+        if slots.count == hot.count {
+            slots.withUnsafeMutableBufferPointer { $0.update(repeating: WireSlot()) }
+        } else {
+            slots.removeAll(keepingCapacity: true)
+            slots.append(contentsOf: repeatElement(WireSlot(), count: hot.count))
+        }
         var oneofs: UInt64 = 0
         var offset = range.lowerBound
         let end = range.upperBound
@@ -226,7 +242,6 @@ final class ProtobufWireReader {
         if layout.hasRequiredFields {
             for i in hot.indices where hot[i].storage == .required && slots[i].count == 0 { throw WireAnomaly() }
         }
-        return WireMessage(layout: layout, range: range, slots: slots)
     }
 
     /// Checks that a packed payload holds whole, non-empty elements; returns how many.
@@ -378,6 +393,13 @@ final class ProtobufWireReader {
         }
     }
 
+    /// The string in `payload`; nil when it is not UTF-8 (not checked again once ``checked``).
+    @inline(__always)
+    func string(_ payload: Range<Int>) -> String? {
+        let slice = UnsafeBufferPointer(rebasing: bytes[payload])
+        return checked ? String(decoding: slice, as: UTF8.self) : ProtobufDecodeWalker.string(slice)
+    }
+
     /// Whether `range` of `bytes` is valid UTF-8 (an ASCII scan first).
     @inline(__always)
     static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
@@ -402,8 +424,17 @@ final class ProtobufWireReader {
     /// The `Value` of the message of type `layout` in `range`, as the pivot's walker builds it.
     func value(_ layout: MessageLayout, _ range: Range<Int>, depth: Int) throws(WireAnomaly) -> Value {
         guard depth <= options.limits.maximumDepth else { throw WireAnomaly() }
-        let message = try index(layout, range)
-        return try value(of: message, depth: depth)
+        // The messages of one level are read one after the other, each done before the next: they share one
+        // slot array (no allocation per message).
+        while scratch.count <= depth { scratch.append([]) }
+        var slots: [WireSlot] = []
+        swap(&slots, &scratch[depth])
+        try index(layout, range, into: &slots)
+        let message = WireMessage(layout: layout, range: range, slots: slots)
+        slots = []
+        let result = try value(of: message, depth: depth)
+        scratch[depth] = message.slots
+        return result
     }
 
     /// The `Value` of an indexed message.
@@ -533,9 +564,7 @@ final class ProtobufWireReader {
             return enumValue(Int32(truncatingIfNeeded: try varint(&offset, end: end)), f)
         case .string:
             let payload = try lengthDelimited(&offset, end: end)
-            guard let s = ProtobufDecodeWalker.string(UnsafeBufferPointer(rebasing: bytes[payload])) else {
-                throw WireAnomaly()
-            }
+            guard let s = string(payload) else { throw WireAnomaly() }
             return .string(s)
         case .bytes:
             let payload = try lengthDelimited(&offset, end: end)
