@@ -83,7 +83,7 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     var totalNodes = 0
     var frames = XMLFrameStack()
     var members: [Member] = []
-    var text: [UInt8] = []
+    var text = XMLByteStack()
     var nameIDs = XMLNameTable()
     /// Interned names by id; `names[0]` is `#text`.
     var names: [String] = [XMLParse.textKey]
@@ -109,7 +109,12 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         self.rootShape = shape
         self.limits = limits
         members.reserveCapacity(64)
-        text.reserveCapacity(256)
+    }
+
+    /// Frees the stacks in memory of their own; the builder must not be used afterwards.
+    mutating func release() {
+        frames.release()
+        text.release()
     }
 
     // MARK: Names
@@ -257,7 +262,7 @@ struct XMLBuilder<Output: XMLBuildOutput> {
                 }
                 resolvedID = resolve(parent: frames[p].shapeID, name: -1)
             } else if frames[p].shapeID != 0 {
-                if frames[p].childCount == 1, frames[p].arrayMember, isWrapper(frames[p].shape, child: name) {
+                if frames[p].childCount == 1, frames[p].arrayMember, isWrapper(resolvedShapes[Int(frames[p].shapeID)].shape, child: name) {
                     frames[p].wrapper = true
                     resolvedID = resolve(parent: frames[p].shapeID, name: -1)
                 } else {
@@ -268,15 +273,15 @@ struct XMLBuilder<Output: XMLBuildOutput> {
             rootName = name
             resolvedID = register(rootShape)
         }
-        let resolved = resolvedShapes[Int(resolvedID)]
+        let optional = resolvedShapes[Int(resolvedID)].optional
+        let arrayMember = resolvedShapes[Int(resolvedID)].arrayMember
 
         // Namespace declarations and attributes become "@…" members, in document order.
         let membersStart = members.count
         var isNil = false
         frames.append(
             XMLFrame(
-                name: name, shapeID: resolvedID, shape: resolved.shape, optional: resolved.optional,
-                arrayMember: resolved.arrayMember, wrapper: false, isNil: false, textStart: text.count,
+                name: name, shapeID: resolvedID, optional: optional, arrayMember: arrayMember, wrapper: false, isNil: false, textStart: text.count,
                 membersStart: membersStart, attributeCount: 0, childCount: 0, firstChild: -1))
         if namespaceCount > 0, let namespaces {
             for i in 0..<namespaceCount {
@@ -310,7 +315,7 @@ struct XMLBuilder<Output: XMLBuildOutput> {
                     continue
                 }
                 var value = Value.string(string)
-                let attributeShape = resolved.shape.member(names[Int(id)])
+                let attributeShape = resolvedShapes[Int(resolvedID)].shape.member(names[Int(id)])
                 if attributeShape != .any, attributeShape != .string {
                     var utf8 = string
                     let converted = utf8.withUTF8 { buffer in
@@ -336,7 +341,7 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         if text.count - frames[frames.count - 1].textStart + length > limits.maximumStringLength {
             return failLimit("the text of an element is longer", "maximumStringLength", limits.maximumStringLength)
         }
-        text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
+        text.append(bytes, count: length)
     }
 
     mutating func endElement() {
@@ -349,12 +354,13 @@ struct XMLBuilder<Output: XMLBuildOutput> {
             (node, spread) = try finish(frame)
             if spread, frame.arrayMember, !frame.wrapper, output.itemCount(node) == 0,
                 let item = try? XMLMapping.scalar(
-                    UnsafeBufferPointer(start: nil, count: 0), shape: frame.shape, optional: frame.optional)
+                    UnsafeBufferPointer(start: nil, count: 0), shape: resolvedShapes[Int(frame.shapeID)].shape,
+                    optional: frame.optional)
             {
                 emptyItem = output.leaf(item)
             }
             // A list written as repeated siblings has no element at all when it is empty.
-            if frame.shapeID != 0 {
+            if frame.shapeID != 0, !resolvedShapes[Int(frame.shapeID)].requiredArrays.isEmpty {
                 let required = requiredArrays(frame.shapeID)
                 if !required.isEmpty { node = output.addingRequiredArrays(required, to: node, names: names) }
             }
@@ -362,8 +368,8 @@ struct XMLBuilder<Output: XMLBuildOutput> {
             frames.append(frame)  // for the coding path
             return failMismatch(error.expected)
         }
-        if text.count > frame.textStart { text.removeLast(text.count - frame.textStart) }
-        if members.count > frame.membersStart { members.removeLast(members.count - frame.membersStart) }
+        text.truncate(to: frame.textStart)
+        while members.count > frame.membersStart { members.removeLast() }
         if frames.isEmpty {
             root = frame.arrayMember && !spread ? output.arrayOfOne(node) : node
         } else {
@@ -381,30 +387,25 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         }
         if frame.childCount == 0 && frame.attributeCount == 0 {
             if frame.arrayMember, textCount == 0 { return (output.array([]), true) }
-            let value = try text.withUnsafeBufferPointer { all throws(XMLMapping.Mismatch) in
-                try XMLMapping.scalar(
-                    UnsafeBufferPointer(rebasing: all[frame.textStart...]), shape: frame.shape,
-                    optional: frame.optional)
-            }
+            let value = try XMLMapping.scalar(
+                text.bytes(from: frame.textStart), shape: resolvedShapes[Int(frame.shapeID)].shape,
+                optional: frame.optional)
             return (output.leaf(value), false)
         }
         // An object: attributes, then children grouped by name, then text.
         var textNode: Output.Node?
         if textCount > 0 {
-            let textValue = try text.withUnsafeBufferPointer { all throws(XMLMapping.Mismatch) -> Value? in
-                var t = UnsafeBufferPointer(rebasing: all[frame.textStart...])
-                if frame.childCount > 0 {
-                    t = XMLMapping.trimmed(t)
-                    if t.isEmpty { return nil }
-                }
-                var textShape = frame.shape.member(XMLParse.textKey)
-                switch frame.shape {
-                case .bool, .integer, .number, .bytes, .string: textShape = frame.shape
+            var t = text.bytes(from: frame.textStart)
+            if frame.childCount > 0 { t = XMLMapping.trimmed(t) }
+            if frame.childCount == 0 || !t.isEmpty {
+                let shape = resolvedShapes[Int(frame.shapeID)].shape
+                var textShape = shape.member(XMLParse.textKey)
+                switch shape {
+                case .bool, .integer, .number, .bytes, .string: textShape = shape
                 default: break
                 }
-                return try XMLMapping.scalar(t, shape: textShape.unwrapped, optional: frame.optional)
+                textNode = output.leaf(try XMLMapping.scalar(t, shape: textShape.unwrapped, optional: frame.optional))
             }
-            if let textValue { textNode = output.leaf(textValue) }
         }
         let slice = members[frame.membersStart...]
         if hasRepeats(slice) {
@@ -790,10 +791,9 @@ struct XMLStartTag {
 struct XMLFrame {
     /// Interned qualified name.
     var name: Int32
-    /// The id of the element's resolved shape (0: anything).
+    /// The id of the element's resolved shape (0: anything): its shape is that of the element's value, with
+    /// `optional` and, for array members, `array` removed.
     var shapeID: Int32
-    /// The shape of the element's value (with `optional` and, for array members, `array` removed).
-    var shape: ValueShape
     /// Whether the shape was optional (empty text becomes null for non-string scalars).
     var optional: Bool
     /// Whether the parent expects an array at this element's name.
@@ -821,6 +821,50 @@ struct XMLResolvedShape {
     var arrayMember: Bool
     /// The members an object of this shape always has as arrays: zero such child elements is `[]`.
     var requiredArrays: [String] = []
+}
+
+/// The text of the open elements: bytes in memory of their own, appended by copying and dropped by moving
+/// the end. ``release()`` frees them.
+struct XMLByteStack {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init() {
+        capacity = 256
+        base = .allocate(capacity: capacity)
+    }
+
+    /// The bytes from `start` to the end.
+    func bytes(from start: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: base + start, count: count - start)
+    }
+
+    mutating func append(_ bytes: UnsafePointer<UInt8>, count length: Int) {
+        if count + length > capacity {
+            var bigger = capacity * 2
+            while bigger < count + length { bigger *= 2 }
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: bigger)
+            grown.update(from: base, count: count)
+            base.deallocate()
+            base = grown
+            capacity = bigger
+        }
+        (base + count).update(from: bytes, count: length)
+        count += length
+    }
+
+    /// Drops the bytes from `start` on.
+    mutating func truncate(to start: Int) {
+        if count > start { count = start }
+    }
+
+    /// Frees the storage; the stack must not be used afterwards.
+    mutating func release() {
+        base.deallocate()
+        count = 0
+        capacity = 0
+    }
 }
 
 /// The open elements: a stack in memory of its own, so that updating the innermost element is a

@@ -51,7 +51,7 @@ enum XMLReader {
                     context: .init(line: crowded.line, column: crowded.column, offset: crowded.offset))
             }
             var builder = XMLBuilder(output: XMLTreeOutput(), shape: shape ?? .any, limits: limits)
-            defer { builder.frames.release() }
+            defer { builder.release() }
             guard let wellFormed = XMLParse.run(raw, into: &builder) else {
                 throw CourierError(.malformedInput, detail: "libxml2 could not create a parser context")
             }

@@ -42,7 +42,7 @@ enum XMLTapeReader {
             }
             var builder = XMLBuilder(
                 output: XMLTapeOutput(reservingForBytes: raw.count), shape: shape, limits: limits)
-            defer { builder.frames.release() }
+            defer { builder.release() }
             guard XMLParse.run(raw, into: &builder) == true, !builder.failed, let root = builder.root else { return nil }
             return XMLTape(output: builder.output, names: builder.names, root: root, decoder: decoder)
         }
