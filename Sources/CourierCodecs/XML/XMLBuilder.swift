@@ -1,5 +1,6 @@
 import CLibXML2
 import Courier
+import Synchronization
 
 /// What an XML parse makes of the elements ``XMLBuilder`` finishes: the pivot's `Value` tree
 /// (``XMLTreeOutput``) or the direct path's tape (``XMLTapeOutput``).
@@ -81,18 +82,27 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     let limits: DecodingLimits
     /// Elements, attributes and namespace declarations read so far (`limits.maximumTotalValues`).
     var totalNodes = 0
-    var frames = XMLFrameStack()
+    var frames = XMLStack<XMLFrame>(capacity: 32)
     var members: [Member] = []
-    var text = XMLByteStack()
+    var text = XMLStack<UInt8>(capacity: 256)
     var nameIDs = XMLNameTable()
-    /// Interned names by id; `names[0]` is `#text`.
-    var names: [String] = [XMLParse.textKey]
+    /// Interned names by id; `names[0]` is `#text`. From the registry, and grown by this parse.
+    var names: [String]
+    /// Names by their text, for the ids of the registry.
+    var nameIDsByText: [String: Int32]
+    /// Whether an id already stands for a key of this parse (indexed by id; grown on demand): a name
+    /// that two keys spell alike gets an id per key, as in a parse without a registry.
+    var claimed: [Bool] = []
     /// Resolved shapes by id; id 0 is "anything".
-    var resolvedShapes: [XMLResolvedShape] = [XMLResolvedShape(shape: .any, optional: false, arrayMember: false)]
+    var resolvedShapes: [XMLResolvedShape]
     /// (parent shape id, child name id) → resolved shape id.
-    var shapeCache = XMLIDTable()
+    var shapeCache: XMLIDTable
     /// Per shape id, the name ids of its required arrays (resolved lazily).
-    var requiredIDs: [[Int32]?] = [nil]
+    var requiredIDs: [[Int32]?]
+    /// The resolved id of the root shape (`-1` until registered).
+    var rootShapeID: Int32
+    /// The size of the registry the parse started from, to tell whether it learned anything.
+    private let registrySize: (names: Int, shapes: Int, cache: Int)
     /// The first failure (only when the output describes failures).
     var failure: CourierError?
     /// Whether the parse failed or stopped (checked on every event; cheaper than testing an optional).
@@ -104,11 +114,32 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     /// The interned name of the root element (`-1` before it starts).
     var rootName: Int32 = -1
 
+    /// A builder starting from what earlier parses with the same root shape learned (see
+    /// ``XMLRegistry``).
     init(output: Output, shape: ValueShape, limits: DecodingLimits) {
+        let registry = XMLRegistry.cached(for: shape)
         self.output = output
         self.rootShape = shape
         self.limits = limits
+        names = registry.names
+        nameIDsByText = registry.nameIDs
+        resolvedShapes = registry.resolvedShapes
+        shapeCache = registry.shapeCache
+        requiredIDs = registry.requiredIDs
+        rootShapeID = registry.rootShapeID
+        registrySize = (names.count, resolvedShapes.count, shapeCache.count)
         members.reserveCapacity(64)
+    }
+
+    /// Keeps what this parse learned about names and shapes for the next parse with the same root shape.
+    func keepRegistry() {
+        guard names.count > registrySize.names || resolvedShapes.count > registrySize.shapes
+            || shapeCache.count > registrySize.cache
+        else { return }
+        XMLRegistry.keep(
+            XMLRegistry(
+                rootShape: rootShape, names: names, nameIDs: nameIDsByText, resolvedShapes: resolvedShapes,
+                shapeCache: shapeCache, requiredIDs: requiredIDs, rootShapeID: rootShapeID))
     }
 
     /// Frees the stacks in memory of their own; the builder must not be used afterwards.
@@ -140,8 +171,15 @@ struct XMLBuilder<Output: XMLBuildOutput> {
             }
         }
         if kind != 2, let local { name += String(cString: local) }
-        let id = Int32(names.count)
-        names.append(name)
+        var id = nameIDsByText[name] ?? -1
+        if id >= 0, Int(id) < claimed.count, claimed[Int(id)] { id = -1 }
+        if id < 0 {
+            id = Int32(names.count)
+            names.append(name)
+            if nameIDsByText[name] == nil { nameIDsByText[name] = id }
+        }
+        if claimed.count < names.count { claimed.append(contentsOf: repeatElement(false, count: names.count - claimed.count)) }
+        claimed[Int(id)] = true
         nameIDs.insert(key, id)
         return id
     }
@@ -271,7 +309,8 @@ struct XMLBuilder<Output: XMLBuildOutput> {
             }
         } else {
             rootName = name
-            resolvedID = register(rootShape)
+            if rootShapeID < 0 { rootShapeID = register(rootShape) }
+            resolvedID = rootShapeID
         }
         let optional = resolvedShapes[Int(resolvedID)].optional
         let arrayMember = resolvedShapes[Int(resolvedID)].arrayMember
@@ -388,14 +427,14 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         if frame.childCount == 0 && frame.attributeCount == 0 {
             if frame.arrayMember, textCount == 0 { return (output.array([]), true) }
             let value = try XMLMapping.scalar(
-                text.bytes(from: frame.textStart), shape: resolvedShapes[Int(frame.shapeID)].shape,
+                text.elements(from: frame.textStart), shape: resolvedShapes[Int(frame.shapeID)].shape,
                 optional: frame.optional)
             return (output.leaf(value), false)
         }
         // An object: attributes, then children grouped by name, then text.
         var textNode: Output.Node?
         if textCount > 0 {
-            var t = text.bytes(from: frame.textStart)
+            var t = text.elements(from: frame.textStart)
             if frame.childCount > 0 { t = XMLMapping.trimmed(t) }
             if frame.childCount == 0 || !t.isEmpty {
                 let shape = resolvedShapes[Int(frame.shapeID)].shape
@@ -787,6 +826,49 @@ struct XMLStartTag {
     var attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
 }
 
+/// What parses learn about names and shapes that does not depend on the document: the interned names and
+/// the shapes resolved from one root shape. Kept per root shape across parses, so that a document whose
+/// names were seen before resolves none of its model's shape again and makes no string for its names.
+///
+/// At most ``maximumKept`` registries are kept, each only while it stays small (a document of many
+/// distinct names leaves nothing behind). A parse works on its own copy; the last parse to learn something
+/// replaces the kept registry.
+struct XMLRegistry: Sendable {
+    var rootShape: ValueShape
+    var names: [String] = [XMLParse.textKey]
+    var nameIDs: [String: Int32] = [:]
+    var resolvedShapes: [XMLResolvedShape] = [XMLResolvedShape(shape: .any, optional: false, arrayMember: false)]
+    var shapeCache = XMLIDTable()
+    var requiredIDs: [[Int32]?] = [nil]
+    var rootShapeID: Int32 = -1
+
+    static let maximumKept = 16
+    /// The most names, resolved shapes or cached resolutions a kept registry may hold.
+    static let maximumSize = 4096
+
+    private static let kept = Mutex<[XMLRegistry]>([])
+
+    /// The kept registry of `shape`, or an empty one.
+    static func cached(for shape: ValueShape) -> XMLRegistry {
+        kept.withLock { registries in registries.first { $0.rootShape == shape } } ?? XMLRegistry(rootShape: shape)
+    }
+
+    /// Keeps `registry` (replacing the one of its root shape) when it is small enough.
+    static func keep(_ registry: XMLRegistry) {
+        guard registry.names.count <= maximumSize, registry.resolvedShapes.count <= maximumSize,
+            registry.shapeCache.count <= maximumSize
+        else { return }
+        kept.withLock { registries in
+            if let i = registries.firstIndex(where: { $0.rootShape == registry.rootShape }) {
+                registries[i] = registry
+            } else {
+                if registries.count >= maximumKept { registries.removeFirst() }
+                registries.append(registry)
+            }
+        }
+    }
+}
+
 /// One open element.
 struct XMLFrame {
     /// Interned qualified name.
@@ -823,38 +905,67 @@ struct XMLResolvedShape {
     var requiredArrays: [String] = []
 }
 
-/// The text of the open elements: bytes in memory of their own, appended by copying and dropped by moving
-/// the end. ``release()`` frees them.
-struct XMLByteStack {
-    private var base: UnsafeMutablePointer<UInt8>
+/// A stack in memory of its own, of plain values: updating an element is a plain store (no copy-on-write
+/// check per event), and dropping elements only moves the end. The builder keeps its open elements
+/// (``XMLFrame``) and their text (bytes) in two of them. ``release()`` frees it.
+struct XMLStack<Element: BitwiseCopyable> {
+    private var base: UnsafeMutablePointer<Element>
     private var capacity: Int
     private(set) var count = 0
 
-    init() {
-        capacity = 256
+    init(capacity: Int) {
+        self.capacity = capacity
         base = .allocate(capacity: capacity)
     }
 
-    /// The bytes from `start` to the end.
-    func bytes(from start: Int) -> UnsafeBufferPointer<UInt8> {
+    var isEmpty: Bool { count == 0 }
+
+    subscript(i: Int) -> Element {
+        unsafeAddress {
+            precondition(i >= 0 && i < count)
+            return UnsafePointer(base + i)
+        }
+        nonmutating unsafeMutableAddress {
+            precondition(i >= 0 && i < count)
+            return base + i
+        }
+    }
+
+    /// The elements from `start` to the end.
+    func elements(from start: Int) -> UnsafeBufferPointer<Element> {
         UnsafeBufferPointer(start: base + start, count: count - start)
     }
 
-    mutating func append(_ bytes: UnsafePointer<UInt8>, count length: Int) {
-        if count + length > capacity {
-            var bigger = capacity * 2
-            while bigger < count + length { bigger *= 2 }
-            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: bigger)
-            grown.update(from: base, count: count)
-            base.deallocate()
-            base = grown
-            capacity = bigger
-        }
-        (base + count).update(from: bytes, count: length)
+    private mutating func reserve(_ needed: Int) {
+        guard needed > capacity else { return }
+        var bigger = capacity * 2
+        while bigger < needed { bigger *= 2 }
+        let grown = UnsafeMutablePointer<Element>.allocate(capacity: bigger)
+        grown.update(from: base, count: count)
+        base.deallocate()
+        base = grown
+        capacity = bigger
+    }
+
+    mutating func append(_ element: Element) {
+        reserve(count + 1)
+        base[count] = element
+        count += 1
+    }
+
+    mutating func append(_ elements: UnsafePointer<Element>, count length: Int) {
+        reserve(count + length)
+        (base + count).update(from: elements, count: length)
         count += length
     }
 
-    /// Drops the bytes from `start` on.
+    mutating func removeLast() -> Element {
+        precondition(count > 0)
+        count -= 1
+        return base[count]
+    }
+
+    /// Drops the elements from `start` on.
     mutating func truncate(to start: Int) {
         if count > start { count = start }
     }
@@ -867,64 +978,12 @@ struct XMLByteStack {
     }
 }
 
-/// The open elements: a stack in memory of its own, so that updating the innermost element is a
-/// plain store (no copy-on-write check per event). ``release()`` frees it.
-struct XMLFrameStack {
-    private var base: UnsafeMutablePointer<XMLFrame>
-    private var capacity: Int
-    private(set) var count = 0
-
-    init() {
-        capacity = 32
-        base = .allocate(capacity: capacity)
-    }
-
-    var isEmpty: Bool { count == 0 }
-
-    subscript(i: Int) -> XMLFrame {
-        unsafeAddress {
-            precondition(i >= 0 && i < count)
-            return UnsafePointer(base + i)
-        }
-        nonmutating unsafeMutableAddress {
-            precondition(i >= 0 && i < count)
-            return base + i
-        }
-    }
-
-    mutating func append(_ frame: XMLFrame) {
-        if count == capacity {
-            let bigger = UnsafeMutablePointer<XMLFrame>.allocate(capacity: capacity * 2)
-            bigger.moveInitialize(from: base, count: count)
-            base.deallocate()
-            base = bigger
-            capacity *= 2
-        }
-        (base + count).initialize(to: frame)
-        count += 1
-    }
-
-    mutating func removeLast() -> XMLFrame {
-        precondition(count > 0)
-        count -= 1
-        return (base + count).move()
-    }
-
-    /// Frees the storage; the stack must not be used afterwards.
-    mutating func release() {
-        base.deinitialize(count: count)
-        base.deallocate()
-        count = 0
-        capacity = 0
-    }
-}
-
 /// A map from 64-bit keys to ids: open addressing, no `Hasher` per lookup.
 struct XMLIDTable {
     private var keys: [UInt64] = Array(repeating: 0, count: 64)
     private var used: [Bool] = Array(repeating: false, count: 64)
     private var ids: [Int32] = Array(repeating: 0, count: 64)
-    private var count = 0
+    private(set) var count = 0
 
     @inline(__always)
     private static func slot(_ key: UInt64, _ mask: Int) -> Int {

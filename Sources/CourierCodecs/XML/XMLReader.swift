@@ -52,7 +52,9 @@ enum XMLReader {
             }
             var builder = XMLBuilder(output: XMLTreeOutput(), shape: shape ?? .any, limits: limits)
             defer { builder.release() }
-            guard let wellFormed = XMLParse.run(raw, into: &builder) else {
+            let parsed = XMLParse.run(raw, into: &builder)
+            builder.keepRegistry()
+            guard let wellFormed = parsed else {
                 throw CourierError(.malformedInput, detail: "libxml2 could not create a parser context")
             }
             // Any error recorded by the callbacks stops the parser; read it first.

@@ -93,6 +93,13 @@ enum XMLStartTagScanner {
         let limit = limits.maximumAttributesPerElement
         // A tag needs at least four bytes per attribute (` a=""`): small documents cannot exceed the limits.
         if n / 4 <= min(limit, limits.maximumNamespacesInScope) { return nil }
+        // Each attribute counted below has its `=`, and each namespace declaration its `xmlns`: a document
+        // with no more of them than the limits allow (as most have) needs no tag-by-tag scan.
+        if occurs(UInt8(ascii: "="), atMost: limit, in: bytes),
+            occurs("xmlns", atMost: limits.maximumNamespacesInScope, in: bytes)
+        {
+            return nil
+        }
         // Open elements that declare namespaces: (nesting depth, declarations), innermost last. Elements
         // without declarations only move `depth`, so the memory follows the declarations, not the nesting.
         var scopes: [(depth: Int, count: Int)] = []
@@ -209,6 +216,34 @@ enum XMLStartTagScanner {
         guard starts(with: "xmlns", bytes, at: at), at + 5 < bytes.count else { return false }
         let next = bytes[at + 5]
         return next == UInt8(ascii: ":") || next == UInt8(ascii: "=") || isSpace(next)
+    }
+
+    /// Whether `byte` occurs at most `limit` times in `bytes`: counted in blocks by a loop without branches
+    /// (which the compiler vectorises), stopping at the first block that goes over.
+    private static func occurs(_ byte: UInt8, atMost limit: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var total = 0
+        var start = 0
+        while start < bytes.count {
+            let end = min(start + 4096, bytes.count)
+            var count = 0
+            for i in start..<end { count &+= bytes[i] == byte ? 1 : 0 }
+            total += count
+            if total > limit { return false }
+            start = end
+        }
+        return true
+    }
+
+    /// Whether `sequence` occurs at most `limit` times in `bytes`.
+    private static func occurs(_ sequence: StaticString, atMost limit: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var count = 0
+        var i = 0
+        while let after = find(sequence: sequence, bytes, from: i) {
+            count += 1
+            if count > limit { return false }
+            i = after
+        }
+        return true
     }
 
     /// The offset of the first `byte` in `base[from..<to]`.

@@ -43,7 +43,9 @@ enum XMLTapeReader {
             var builder = XMLBuilder(
                 output: XMLTapeOutput(reservingForBytes: raw.count), shape: shape, limits: limits)
             defer { builder.release() }
-            guard XMLParse.run(raw, into: &builder) == true, !builder.failed, let root = builder.root else { return nil }
+            let wellFormed = XMLParse.run(raw, into: &builder) == true
+            builder.keepRegistry()
+            guard wellFormed, !builder.failed, let root = builder.root else { return nil }
             return XMLTape(output: builder.output, names: builder.names, root: root, decoder: decoder)
         }
     }
