@@ -63,6 +63,30 @@ import Testing
         }
     }
 
+    @Test func aCollisionOfSnakeCaseNamesStaysWithItsDocument() throws {
+        struct SnakeOnly: Decodable, Equatable {
+            var registrySnakeId: Int
+            var registrySnakeList: [String]
+        }
+        var snake = ValueDecoder()
+        snake.keyStrategy = .convertFromSnakeCase
+        let shape = ValueShape(of: SnakeOnly.self).mappingKeys(KeyCodingStrategy.snakeCase(fromCamelCase:))
+        let colliding = Data("<r><registry_snake_id>1</registry_snake_id><registrySnakeId>2</registrySnakeId></r>".utf8)
+        let collidingTape = try #require(XMLTapeReader.read(colliding, shape: shape, limits: DecodingLimits(), decoder: snake))
+        #expect(collidingTape.keyNamesCollide)
+        // The next document of the same shape, whose registry now holds both spellings, stays on the tape.
+        let plain = Data(
+            "<r><registry_snake_id>3</registry_snake_id><registry_snake_list>a</registry_snake_list></r>".utf8)
+        let tape = try #require(XMLTapeReader.read(plain, shape: shape, limits: DecodingLimits(), decoder: snake))
+        #expect(!tape.keyNamesCollide)
+        let model = try XMLTapeDecoding(tape: tape, node: tape.root).unwrap(SnakeOnly.self)
+        #expect(!tape.bailed && model == SnakeOnly(registrySnakeId: 3, registrySnakeList: ["a"]))
+        // A list the document leaves out (an empty list, under a name of its own) collides with nothing.
+        let empty = Data("<r><registry_snake_id>4</registry_snake_id></r>".utf8)
+        let emptyTape = try #require(XMLTapeReader.read(empty, shape: shape, limits: DecodingLimits(), decoder: snake))
+        #expect(!emptyTape.keyNamesCollide)
+    }
+
     @Test func equalsSignsAndXmlnsOutsideTagsStillPass() throws {
         // More `=` and `xmlns` than the limits, all in text and attribute values: the full scan runs and
         // finds no crowded tag.
@@ -82,6 +106,8 @@ import Testing
             "<r><s a=\"1\" b=\"2\" c=\"3\" d=\"4\"/></r>",
             "<r>\(padding)<s a=\"1\" b=\"2\" c=\"3\" d=\"4\"/></r>",
             "<r a=\"1\" b=\"2\" c=\"3\" d=\"4\">\(padding)</r>",
+            // Past the first blocks the count reads, with no other `=` before it.
+            "<r>\(String(repeating: "<p>x</p>", count: 1_000))<s a=\"1\" b=\"2\" c=\"3\" d=\"4\"/>1234567</r>",
         ] {
             let thrown = throwing(try codec.decode(Data(xml.utf8), hints: CodingHints()))
             let error = try #require(thrown)

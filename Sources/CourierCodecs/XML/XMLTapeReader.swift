@@ -75,8 +75,8 @@ final class XMLTape {
     /// The names as keyed containers match them: `names`, or converted from snake case to camel case
     /// when the decoder's key strategy is `.convertFromSnakeCase` (as `ValueDecoder` converts members).
     let keyNames: [String]
-    /// Whether two names convert to the same key, which the pivot resolves by keeping the last member:
-    /// the tape then leaves the document to the pivot.
+    /// Whether two names of the document's members convert to the same key, which the pivot resolves by
+    /// keeping the last member: the tape then leaves the document to the pivot.
     let keyNamesCollide: Bool
     let root: Int32
     let decoder: ValueDecoder
@@ -97,7 +97,7 @@ final class XMLTape {
         if decoder.keyStrategy == .convertFromSnakeCase {
             let converted = names.map { KeyCodingStrategy.camelCase(fromSnakeCase: $0) }
             keyNames = converted
-            keyNamesCollide = Set(converted).count != converted.count
+            keyNamesCollide = Self.collide(converted, names: names, keys: output.memberKeys)
         } else {
             keyNames = names
             keyNamesCollide = false
@@ -107,6 +107,21 @@ final class XMLTape {
         var info: [CodingUserInfoKey: Any] = [:]
         for (k, v) in decoder.userInfo { info[k] = v }
         self.userInfo = info
+    }
+
+    /// Whether two different names among the members of the document (`keys`) convert to the same key.
+    /// (`names` holds the names of earlier documents too, and a name may have more than one id.)
+    private static func collide(_ converted: [String], names: [String], keys: [Int32]) -> Bool {
+        var seen = [Bool](repeating: false, count: names.count)
+        var originals: [String: String] = [:]
+        for key in keys where !seen[Int(key)] {
+            seen[Int(key)] = true
+            let original = names[Int(key)]
+            if let earlier = originals.updateValue(original, forKey: converted[Int(key)]), earlier != original {
+                return true
+            }
+        }
+        return false
     }
 
     /// The node as the pivot's `Value`.
