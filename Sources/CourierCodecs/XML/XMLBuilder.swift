@@ -212,7 +212,9 @@ struct XMLBuilder<Output: XMLBuildOutput> {
             }.sorted()
         }
         resolvedShapes.append(
-            XMLResolvedShape(shape: shape, optional: optional, arrayMember: arrayMember, requiredArrays: requiredArrays))
+            XMLResolvedShape(
+                shape: shape, optional: optional, arrayMember: arrayMember, requiredArrays: requiredArrays,
+                scalarKind: XMLMapping.scalarKind(of: shape)))
         requiredIDs.append(nil)
         return Int32(resolvedShapes.count - 1)
     }
@@ -314,13 +316,14 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         }
         let optional = resolvedShapes[Int(resolvedID)].optional
         let arrayMember = resolvedShapes[Int(resolvedID)].arrayMember
+        let scalarKind = resolvedShapes[Int(resolvedID)].scalarKind
 
         // Namespace declarations and attributes become "@…" members, in document order.
         let membersStart = members.count
         var isNil = false
         frames.append(
             XMLFrame(
-                name: name, shapeID: resolvedID, optional: optional, arrayMember: arrayMember, wrapper: false, isNil: false, textStart: text.count,
+                name: name, shapeID: resolvedID, optional: optional, scalarKind: scalarKind, arrayMember: arrayMember, wrapper: false, isNil: false, textStart: text.count,
                 membersStart: membersStart, attributeCount: 0, childCount: 0, firstChild: -1))
         if namespaceCount > 0, let namespaces {
             for i in 0..<namespaceCount {
@@ -426,9 +429,13 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         }
         if frame.childCount == 0 && frame.attributeCount == 0 {
             if frame.arrayMember, textCount == 0 { return (output.array([]), true) }
-            let value = try XMLMapping.scalar(
-                text.elements(from: frame.textStart), shape: resolvedShapes[Int(frame.shapeID)].shape,
-                optional: frame.optional)
+            let bytes = text.elements(from: frame.textStart)
+            let value =
+                if let kind = frame.scalarKind {
+                    try XMLMapping.scalar(bytes, kind: kind, optional: frame.optional)
+                } else {
+                    try XMLMapping.scalar(bytes, shape: resolvedShapes[Int(frame.shapeID)].shape, optional: frame.optional)
+                }
             return (output.leaf(value), false)
         }
         // An object: attributes, then children grouped by name, then text.
@@ -878,6 +885,8 @@ struct XMLFrame {
     var shapeID: Int32
     /// Whether the shape was optional (empty text becomes null for non-string scalars).
     var optional: Bool
+    /// The kind of the shape when it is a plain scalar.
+    var scalarKind: XMLMapping.ScalarKind?
     /// Whether the parent expects an array at this element's name.
     var arrayMember: Bool
     /// Whether this element is a wrapper whose children are the array's elements.
@@ -903,6 +912,8 @@ struct XMLResolvedShape {
     var arrayMember: Bool
     /// The members an object of this shape always has as arrays: zero such child elements is `[]`.
     var requiredArrays: [String] = []
+    /// The kind of `shape` when it is a plain scalar: its text converts without looking into `shape`.
+    var scalarKind: XMLMapping.ScalarKind? = nil
 }
 
 /// A stack in memory of its own, of plain values: updating an element is a plain store (no copy-on-write
@@ -936,8 +947,13 @@ struct XMLStack<Element: BitwiseCopyable> {
         UnsafeBufferPointer(start: base + start, count: count - start)
     }
 
+    @inline(__always)
     private mutating func reserve(_ needed: Int) {
-        guard needed > capacity else { return }
+        if needed > capacity { grow(to: needed) }
+    }
+
+    @inline(never)
+    private mutating func grow(to needed: Int) {
         var bigger = capacity * 2
         while bigger < needed { bigger *= 2 }
         let grown = UnsafeMutablePointer<Element>.allocate(capacity: bigger)
@@ -947,6 +963,7 @@ struct XMLStack<Element: BitwiseCopyable> {
         capacity = bigger
     }
 
+    @inline(__always)
     mutating func append(_ element: Element) {
         reserve(count + 1)
         base[count] = element
@@ -959,6 +976,7 @@ struct XMLStack<Element: BitwiseCopyable> {
         count += length
     }
 
+    @inline(__always)
     mutating func removeLast() -> Element {
         precondition(count > 0)
         count -= 1
