@@ -232,10 +232,10 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     }
 
     /// Whether an element that the parent expects as an array, with element shape `shape`, is a wrapper
-    /// of `child` elements rather than one element of the array.
-    private func isWrapper(_ shape: ValueShape, child: Int32) -> Bool {
+    /// of `child` elements rather than one element of the array (static: a method would copy the builder).
+    private static func isWrapper(_ shape: ValueShape, child: String) -> Bool {
         switch shape {
-        case .object(let members): return members[names[Int(child)]] == nil
+        case .object(let members): return members[child] == nil
         case .map: return false
         default: return true
         }
@@ -302,7 +302,9 @@ struct XMLBuilder<Output: XMLBuildOutput> {
                 }
                 resolvedID = resolve(parent: frames[p].shapeID, name: -1)
             } else if frames[p].shapeID != 0 {
-                if frames[p].childCount == 1, frames[p].arrayMember, isWrapper(resolvedShapes[Int(frames[p].shapeID)].shape, child: name) {
+                if frames[p].childCount == 1, frames[p].arrayMember,
+                    Self.isWrapper(resolvedShapes[Int(frames[p].shapeID)].shape, child: names[Int(name)])
+                {
                     frames[p].wrapper = true
                     resolvedID = resolve(parent: frames[p].shapeID, name: -1)
                 } else {
