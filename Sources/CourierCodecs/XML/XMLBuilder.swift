@@ -853,7 +853,7 @@ struct XMLRegistry: Sendable {
 
     static let maximumKept = 16
     /// The most names, resolved shapes or cached resolutions a kept registry may hold.
-    static let maximumSize = 4096
+    static let maximumSize = 1024
 
     private static let kept = Mutex<[XMLRegistry]>([])
 

@@ -72,8 +72,9 @@ final class XMLTape {
     let items: [Int32]
     /// Interned names; `names[0]` is `#text`.
     let names: [String]
-    /// The names as keyed containers match them: `names`, or converted from snake case to camel case
-    /// when the decoder's key strategy is `.convertFromSnakeCase` (as `ValueDecoder` converts members).
+    /// The names as keyed containers match them: `names`, or, for the names of the document's members,
+    /// converted from snake case to camel case when the decoder's key strategy is `.convertFromSnakeCase`
+    /// (as `ValueDecoder` converts members).
     let keyNames: [String]
     /// Whether two names of the document's members convert to the same key, which the pivot resolves by
     /// keeping the last member: the tape then leaves the document to the pivot.
@@ -95,9 +96,7 @@ final class XMLTape {
         self.items = output.items
         self.names = names
         if decoder.keyStrategy == .convertFromSnakeCase {
-            let converted = names.map { KeyCodingStrategy.camelCase(fromSnakeCase: $0) }
-            keyNames = converted
-            keyNamesCollide = Self.collide(converted, names: names, keys: output.memberKeys)
+            (keyNames, keyNamesCollide) = Self.camelCaseKeys(names, keys: output.memberKeys)
         } else {
             keyNames = names
             keyNamesCollide = false
@@ -109,19 +108,22 @@ final class XMLTape {
         self.userInfo = info
     }
 
-    /// Whether two different names among the members of the document (`keys`) convert to the same key.
-    /// (`names` holds the names of earlier documents too, and a name may have more than one id.)
-    private static func collide(_ converted: [String], names: [String], keys: [Int32]) -> Bool {
+    /// `names` with those of the document's members (`keys`) converted from snake case to camel case (the
+    /// others, of earlier documents, are never looked up), and whether two different names among them
+    /// convert to the same key. (A name may have more than one id.)
+    private static func camelCaseKeys(_ names: [String], keys: [Int32]) -> (keyNames: [String], collide: Bool) {
+        var converted = names
         var seen = [Bool](repeating: false, count: names.count)
         var originals: [String: String] = [:]
+        var collide = false
         for key in keys where !seen[Int(key)] {
             seen[Int(key)] = true
             let original = names[Int(key)]
-            if let earlier = originals.updateValue(original, forKey: converted[Int(key)]), earlier != original {
-                return true
-            }
+            let camel = KeyCodingStrategy.camelCase(fromSnakeCase: original)
+            converted[Int(key)] = camel
+            if let earlier = originals.updateValue(original, forKey: camel), earlier != original { collide = true }
         }
-        return false
+        return (converted, collide)
     }
 
     /// The node as the pivot's `Value`.
