@@ -821,6 +821,17 @@ enum XMLParse {
     }
 }
 
+/// Hooks for the fuzz targets, outside the public API.
+@_spi(Fuzzing)
+public enum XMLCodecFuzzing {
+    /// Forgets the names and shapes XML parses keep per root shape across calls. LeakSanitizer cannot follow
+    /// Swift's tagged pointers (an indirect `ValueShape`, a long `String`) from the process-wide cache, and
+    /// would report what it holds at exit as leaked: a fuzz target calls this after each input.
+    public static func forgetKeptShapes() {
+        XMLRegistry.removeAll()
+    }
+}
+
 // MARK: - The builder's tables
 
 /// libxml2's `startElementNs` arguments.
@@ -860,6 +871,11 @@ struct XMLRegistry: Sendable {
     /// The kept registry of `shape`, or an empty one.
     static func cached(for shape: ValueShape) -> XMLRegistry {
         kept.withLock { registries in registries.first { $0.rootShape == shape } } ?? XMLRegistry(rootShape: shape)
+    }
+
+    /// Forgets every kept registry.
+    static func removeAll() {
+        kept.withLock { $0.removeAll() }
     }
 
     /// Keeps `registry` (replacing the one of its root shape) when it is small enough.
