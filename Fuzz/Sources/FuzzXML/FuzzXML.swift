@@ -7,7 +7,7 @@
 // - whatever decodes without a shape re-encodes and decodes back to the same Value, or fails to encode with
 //   `.encodingFailed` (a nil element whose own namespace declaration is dropped by the mapping);
 // - whatever decodes with the user-list shape re-encodes in the wrapper form and reads back.
-import CourierCodecs
+@_spi(Fuzzing) import CourierCodecs
 import CourierTesting
 import Foundation
 
@@ -69,5 +69,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         expectCourierError(error, "shaped decode")
     }
+    // What the parses kept for the next input would read as leaked at exit (see XMLCodecFuzzing).
+    XMLCodecFuzzing.forgetKeptShapes()
     return 0
 }

@@ -104,7 +104,49 @@ enum XMLMapping {
         _ text: UnsafeBufferPointer<UInt8>, shape: ValueShape, optional: Bool
     ) throws(Mismatch) -> Value {
         switch shape {
-        case .any, .string:
+        case .any, .string, .integer, .number, .bool:
+            return try scalar(text, kind: scalarKind(of: shape)!, optional: optional)
+        case .bytes:
+            let t = trimmed(text)
+            if t.isEmpty { return .bytes([]) }
+            guard let data = Data(base64Encoded: Data(t), options: .ignoreUnknownCharacters) else {
+                throw Mismatch(expected: "base64 bytes")
+            }
+            return .bytes([UInt8](data))
+        case .object, .map:
+            // An empty element where an object is expected is an empty object; other text stays text
+            // so that the model decoder can name the mismatch with its own path.
+            if trimmed(text).isEmpty { return optional && text.isEmpty ? .null : .object(Value.Object()) }
+            return .string(String(decoding: text, as: UTF8.self))
+        case .array(let element):
+            return try scalar(text, shape: element.unwrapped, optional: optional)
+        case .optional(let wrapped):
+            return try scalar(text, shape: wrapped.unwrapped, optional: true)
+        }
+    }
+
+    /// The shapes of plain scalars, which a builder reads from an element's resolved shape once.
+    enum ScalarKind {
+        case text, integer, number, bool
+    }
+
+    /// The kind of `shape` when it is a plain scalar (or anything, read as text).
+    static func scalarKind(of shape: ValueShape) -> ScalarKind? {
+        switch shape {
+        case .any, .string: return .text
+        case .integer: return .integer
+        case .number: return .number
+        case .bool: return .bool
+        default: return nil
+        }
+    }
+
+    /// ``scalar(_:shape:optional:)`` for a plain scalar shape.
+    static func scalar(
+        _ text: UnsafeBufferPointer<UInt8>, kind: ScalarKind, optional: Bool
+    ) throws(Mismatch) -> Value {
+        switch kind {
+        case .text:
             return .string(String(decoding: text, as: UTF8.self))
         case .integer:
             let t = trimmed(text)
@@ -129,22 +171,6 @@ enum XMLMapping {
                 return .null
             }
             throw Mismatch(expected: "a boolean (true, false, 1 or 0)")
-        case .bytes:
-            let t = trimmed(text)
-            if t.isEmpty { return .bytes([]) }
-            guard let data = Data(base64Encoded: Data(t), options: .ignoreUnknownCharacters) else {
-                throw Mismatch(expected: "base64 bytes")
-            }
-            return .bytes([UInt8](data))
-        case .object, .map:
-            // An empty element where an object is expected is an empty object; other text stays text
-            // so that the model decoder can name the mismatch with its own path.
-            if trimmed(text).isEmpty { return optional && text.isEmpty ? .null : .object(Value.Object()) }
-            return .string(String(decoding: text, as: UTF8.self))
-        case .array(let element):
-            return try scalar(text, shape: element.unwrapped, optional: optional)
-        case .optional(let wrapped):
-            return try scalar(text, shape: wrapped.unwrapped, optional: true)
         }
     }
 
@@ -190,11 +216,17 @@ enum XMLMapping {
     static func number(_ t: UnsafeBufferPointer<UInt8>) -> Value? {
         if let v = integer(t) { return v }
         let text = String(decoding: t, as: UTF8.self)
-        switch text {
-        case "INF", "+INF": return .double(.infinity)
-        case "-INF": return .double(-.infinity)
-        case "NaN": return .double(.nan)
-        default: break
+        // Only these few words start with a letter or a sign and are at most four bytes long.
+        if t.count <= 4, let first = t.first,
+            first == UInt8(ascii: "I") || first == UInt8(ascii: "N") || first == UInt8(ascii: "+")
+                || first == UInt8(ascii: "-")
+        {
+            switch text {
+            case "INF", "+INF": return .double(.infinity)
+            case "-INF": return .double(-.infinity)
+            case "NaN": return .double(.nan)
+            default: break
+            }
         }
         // Decimal grammar: [+-]? digits? ('.' digits?)? ([eE] [+-]? digits)?, at least one digit.
         var i = 0

@@ -93,6 +93,13 @@ enum XMLStartTagScanner {
         let limit = limits.maximumAttributesPerElement
         // A tag needs at least four bytes per attribute (` a=""`): small documents cannot exceed the limits.
         if n / 4 <= min(limit, limits.maximumNamespacesInScope) { return nil }
+        // Each attribute counted below has its `=`, and each namespace declaration its `xmlns`: a document
+        // with no more of them than the limits allow (as most have) needs no tag-by-tag scan.
+        if occurs(UInt8(ascii: "="), atMost: limit, in: bytes),
+            occurs("xmlns", atMost: limits.maximumNamespacesInScope, in: bytes)
+        {
+            return nil
+        }
         // Open elements that declare namespaces: (nesting depth, declarations), innermost last. Elements
         // without declarations only move `depth`, so the memory follows the declarations, not the nesting.
         var scopes: [(depth: Int, count: Int)] = []
@@ -209,6 +216,44 @@ enum XMLStartTagScanner {
         guard starts(with: "xmlns", bytes, at: at), at + 5 < bytes.count else { return false }
         let next = bytes[at + 5]
         return next == UInt8(ascii: ":") || next == UInt8(ascii: "=") || isSpace(next)
+    }
+
+    /// Whether `byte` occurs at most `limit` times in `bytes`: counted eight bytes at a time (a byte equal to
+    /// `byte` is a zero byte of the word XORed with it, found without carries between bytes), checked
+    /// against the limit every 4 KiB.
+    private static func occurs(_ byte: UInt8, atMost limit: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        var total = 0
+        var i = 0
+        while i + 8 <= bytes.count {
+            let blockEnd = min(i + 4096, bytes.count)
+            while i + 8 <= blockEnd {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ pattern
+                total &+= (~(((word & low7) &+ low7) | word | low7)).nonzeroBitCount
+                i += 8
+            }
+            if total > limit { return false }
+        }
+        while i < bytes.count {
+            if bytes[i] == byte { total += 1 }
+            i += 1
+        }
+        return total <= limit
+    }
+
+    /// Whether `sequence` occurs at most `limit` times in `bytes`.
+    private static func occurs(_ sequence: StaticString, atMost limit: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var count = 0
+        var i = 0
+        while let after = find(sequence: sequence, bytes, from: i) {
+            count += 1
+            if count > limit { return false }
+            i = after
+        }
+        return true
     }
 
     /// The offset of the first `byte` in `base[from..<to]`.
