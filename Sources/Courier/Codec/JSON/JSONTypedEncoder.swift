@@ -24,6 +24,8 @@ final class JSONTypedEncodingState {
     @exclusivity(unchecked) var frames: [Frame] = []
     /// The member names written in the open objects (for repeated names).
     @exclusivity(unchecked) var names: [String] = []
+    /// The names of the open objects with many members, as sets, innermost last (``Frame/hasNameSet``).
+    @exclusivity(unchecked) var nameSets: [Set<String>] = []
     /// Finished child encoders nobody else holds, reused for the next children (one allocation per
     /// nesting level rather than per nested value). Emptied by ``drain()``: the encoders hold the state.
     @exclusivity(unchecked) var pool: [JSONTypedEncoding] = []
@@ -34,7 +36,9 @@ final class JSONTypedEncodingState {
         let depth: Int
         var count = 0
         let namesStart: Int
-        var nameSet: Set<String>?
+        /// Whether the names are in a set (the last of ``nameSets``) rather than compared one by one:
+        /// the frame stays plain data, cheap to copy.
+        var hasNameSet = false
         /// A one-bit-per-name summary of the names written (``nameBit(_:)``): a name whose bit is not
         /// set is new without comparing it to the others.
         var nameBits: UInt64 = 0
@@ -88,7 +92,7 @@ final class JSONTypedEncodingState {
     func insertName(_ name: String) -> Bool {
         let top = frames.count - 1
         let start = frames[top].namesStart
-        if frames[top].nameSet != nil { return frames[top].nameSet!.insert(name).inserted }
+        if frames[top].hasNameSet { return nameSets[nameSets.count - 1].insert(name).inserted }
         if names.count - start < 16 {
             let bit = Self.nameBit(name)
             if frames[top].nameBits & bit != 0 {
@@ -100,7 +104,8 @@ final class JSONTypedEncodingState {
         }
         var set = Set(names[start...])
         let inserted = set.insert(name).inserted
-        frames[top].nameSet = set
+        nameSets.append(set)
+        frames[top].hasNameSet = true
         return inserted
     }
 }
@@ -190,6 +195,7 @@ final class JSONTypedEncoding: Encoder, SingleValueEncodingContainer {
             if state.pretty && top.count > 0 { state.writer.newline(depth) }
             state.writer.output.append(top.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
             state.names.removeSubrange(top.namesStart...)
+            if top.hasNameSet { state.nameSets.removeLast() }
             state.frames.removeLast()
         }
     }
@@ -493,7 +499,7 @@ private struct JSONTypedUnkeyedContainer: UnkeyedEncodingContainer {
 extension JSONCodec {
     /// The direct path of ``encode(model:hints:encoder:)``; `nil` when the Value path must answer
     /// (sorted keys, a shape the stream cannot follow, or any error, which the Value path then reports).
-    func encodeDirect<T: Encodable>(_ model: T, encoder: ValueEncoder) -> [UInt8]? {
+    func encodeDirect<T: Encodable>(_ model: T, encoder: ValueEncoder) -> JSONOutput? {
         guard !options.sortedKeys, T.self != Value.self else { return nil }
         let encodingOptions = EncodingOptions(
             dateStrategy: encoder.dateStrategy, dataStrategy: encoder.dataStrategy, keyStrategy: encoder.keyStrategy,
