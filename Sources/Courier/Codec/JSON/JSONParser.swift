@@ -13,7 +13,68 @@ struct JSONParseFailure: Error {
     var offset: Int
 }
 
-struct JSONParser {
+/// A stack in raw memory owned by one ``JSONParser``: elements `0..<count` from `base` are initialized. No
+/// array metadata, uniqueness or placeholder values: pushing initializes a slot, taking moves out of it.
+private struct RawStack<Element> {
+    private(set) var base: UnsafeMutablePointer<Element>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        base = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    @inline(__always)
+    mutating func push(_ element: consuming Element) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    @inline(never)
+    private mutating func grow() {
+        let newCapacity = capacity * 2
+        let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        newBase.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    mutating func removeLast() {
+        count -= 1
+        (base + count).deinitialize(count: 1)
+    }
+
+    /// Moves the elements from `start` up into an array of exactly that size (each through `transform`) and
+    /// shrinks the stack to `start`.
+    @inline(__always)
+    mutating func take<T>(from start: Int, _ transform: (consuming Element) -> T) -> [T] {
+        let n = count - start
+        let source = base + start
+        count = start
+        return [T](unsafeUninitializedCapacity: n) { buffer, initialized in
+            for i in 0..<n { (buffer.baseAddress! + i).initialize(to: transform((source + i).move())) }
+            initialized = n
+        }
+    }
+
+    /// Drops the elements from `start` up.
+    mutating func removeAll(from start: Int) {
+        (base + start).deinitialize(count: count - start)
+        count = start
+    }
+
+    /// Frees the memory (the owner's last use).
+    func release() {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+}
+
+struct JSONParser: ~Copyable {
     private let bytes: UnsafePointer<UInt8>
     private let count: Int
     private var pos = 0
@@ -31,28 +92,37 @@ struct JSONParser {
         var string: String
     }
 
-    /// Empty until the first short string of an input long enough to repay building it (a small
-    /// document would spend more on the table than it saves).
-    private var stringCache: [CachedString] = []
+    /// `nil` until the first short string: 64 slots for member names, and 64 more for values in an input
+    /// long enough to repay them (a small document would spend more on them than they save).
+    private var stringCache: UnsafeMutablePointer<CachedString>?
+    /// Whether short values are cached as well as member names (inputs of ``cacheThreshold`` bytes or more).
     private let cachesStrings: Bool
-    /// The inputs long enough for ``stringCache``.
+    /// The slots of ``stringCache``.
+    private var cacheSlots: Int { cachesStrings ? 128 : 64 }
+    /// The inputs long enough for the values' half of ``stringCache``.
     private static let cacheThreshold = 4096
-    /// Member-name arrays of recently closed objects, by member count: objects of the same layout (the
-    /// elements of a list) share one `keys` array instead of each allocating its own.
-    private var sharedKeys: [[String]] = []
+    /// Member-name arrays of recently closed objects, by member count modulo ``sharedSlots``: objects of the
+    /// same layout (the elements of a list) share one `keys` array instead of each allocating its own.
+    /// `nil` until the first object closes.
+    private var sharedKeys: UnsafeMutablePointer<[String]>?
+    private static let sharedSlots = 8
     /// Whether the last string had escapes or non-ASCII bytes: such member names are compared as
     /// `String`s (canonical equivalence, as `Value.Object` compares them), not byte for byte.
     private var lastStringHadEscapes = false
 
-    // Members of all open containers, innermost last: elements and values, names, and for each name the
-    // byte offset of its opening quote and its raw length between the quotes (-1 when it had escapes).
-    // The stacks never shrink: slots at and above the tops hold trivial placeholders (`.null`, `""`), or
-    // names already shared with a closed object (``sharedKeys(from:)``), overwritten when reused.
-    private var values: [Value] = []
-    private var keys: [String] = []
-    private var spans: [Int] = []
-    private var valueTop = 0
-    private var keyTop = 0
+    /// A member name of an open object: the name, the byte offset of its opening quote and its raw length
+    /// between the quotes (-1 when it had escapes or non-ASCII bytes).
+    private struct MemberName {
+        var name: String
+        var start: Int
+        var length: Int
+    }
+
+    // Members of all open containers, innermost last: elements and values, and names.
+    private var values = RawStack<Value>(capacity: 32)
+    private var names = RawStack<MemberName>(capacity: 16)
+    private var valueTop: Int { values.count }
+    private var keyTop: Int { names.count }
 
     /// One open container: where its elements and names start on the stacks.
     private struct Frame {
@@ -61,6 +131,9 @@ struct JSONParser {
         var keyStart: Int
     }
 
+    /// The open containers, innermost last.
+    private var frames = RawStack<Frame>(capacity: 8)
+
     init(bytes: UnsafePointer<UInt8>, count: Int, limits: DecodingLimits, duplicateKeys: JSONCodec.DuplicateKeyPolicy) {
         self.bytes = bytes
         self.count = count
@@ -68,29 +141,40 @@ struct JSONParser {
         self.limits = limits
         self.duplicateKeys = duplicateKeys
         cachesStrings = count >= Self.cacheThreshold
-        values.reserveCapacity(64)
-        keys.reserveCapacity(32)
-        spans.reserveCapacity(64)
+    }
+
+    deinit {
+        values.release()
+        names.release()
+        frames.release()
+        if let sharedKeys {
+            sharedKeys.deinitialize(count: Self.sharedSlots)
+            sharedKeys.deallocate()
+        }
+        if let stringCache {
+            stringCache.deinitialize(count: cacheSlots)
+            stringCache.deallocate()
+        }
     }
 
     // MARK: - Structure
 
     /// Parses the whole input as exactly one JSON value surrounded by optional whitespace.
     mutating func parse() throws(JSONParseFailure) -> Value {
-        var frames: [Frame] = []
-        frames.reserveCapacity(16)
         var value: Value
 
         parsing: while true {
             skipWhitespace()
             guard pos < count else {
-                throw fail(frames.isEmpty && valueTop == 0 ? "the input is empty" : "unexpected end of input")
+                throw fail(frames.count == 0 && valueTop == 0 ? "the input is empty" : "unexpected end of input")
             }
             totalValues += 1
             if totalValues > limits.maximumTotalValues {
                 throw limitFailure("the document holds more values", "maximumTotalValues", limits.maximumTotalValues)
             }
-            if let frame = frames.last, valueTop - frame.valueStart >= limits.maximumContainerCount {
+            if frames.count > 0, case let frame = frames.base[frames.count - 1],
+                valueTop - frame.valueStart >= limits.maximumContainerCount
+            {
                 throw limitFailure(
                     frame.isObject ? "an object has more members" : "an array has more elements",
                     "maximumContainerCount", limits.maximumContainerCount)
@@ -104,7 +188,7 @@ struct JSONParser {
                     pos += 1
                     value = .object(Value.Object())
                 } else {
-                    frames.append(Frame(isObject: true, valueStart: valueTop, keyStart: keyTop))
+                    frames.push(Frame(isObject: true, valueStart: valueTop, keyStart: keyTop))
                     try parseMemberName()
                     continue parsing
                 }
@@ -116,7 +200,7 @@ struct JSONParser {
                     pos += 1
                     value = .array([])
                 } else {
-                    frames.append(Frame(isObject: false, valueStart: valueTop, keyStart: keyTop))
+                    frames.push(Frame(isObject: false, valueStart: valueTop, keyStart: keyTop))
                     continue parsing
                 }
             case UInt8(ascii: "\""):
@@ -132,7 +216,7 @@ struct JSONParser {
                 value = .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 value = try parseNumber()
-            case UInt8(ascii: "]") where frames.last.map { !$0.isObject } ?? false:
+            case UInt8(ascii: "]") where frames.count > 0 && !frames.base[frames.count - 1].isObject:
                 throw fail("a trailing comma before ']' is not allowed")
             case UInt8(ascii: "}"):
                 throw fail("unexpected '}'")
@@ -142,17 +226,15 @@ struct JSONParser {
 
             // Attach the finished value to the open container; close containers as they end.
             while true {
-                guard let frame = frames.last else {
+                guard frames.count > 0 else {
                     skipWhitespace()
                     guard pos == count else { throw fail("unexpected \(describe(bytes[pos])) after the value") }
                     return value
                 }
-                if valueTop < values.count {
-                    values[valueTop] = value
-                } else {
-                    values.append(value)
-                }
-                valueTop += 1
+                let frame = frames.base[frames.count - 1]
+                var moved = Value.null  // moves the value onto the stack, leaving a trivial one
+                swap(&moved, &value)
+                values.push(moved)
                 skipWhitespace()
                 guard pos < count else {
                     throw fail(frame.isObject ? "unexpected end of input in an object" : "unexpected end of input in an array")
@@ -177,7 +259,7 @@ struct JSONParser {
                         throw fail("expected ',' or ']' after an array element, found \(describe(c))")
                     }
                     pos += 1
-                    value = .array(takeValues(from: frame.valueStart))
+                    value = .array(values.take(from: frame.valueStart) { $0 })
                 }
                 frames.removeLast()
             }
@@ -195,98 +277,77 @@ struct JSONParser {
         JSONParseFailure(code: .sizeLimitExceeded, reason: "\(what) than the limit \(limit) = \(value)", offset: offset ?? pos)
     }
 
-    /// Moves `values[start...]` into a new array of exactly that size and shrinks the stack.
-    private mutating func takeValues(from start: Int) -> [Value] {
-        let n = valueTop - start
-        let taken = [Value](unsafeUninitializedCapacity: n) { buffer, initialized in
-            values.withUnsafeMutableBufferPointer { stack in
-                let source = stack.baseAddress! + start
-                buffer.baseAddress!.moveInitialize(from: source, count: n)
-                source.initialize(repeating: .null, count: n)
-            }
-            initialized = n
-        }
-        valueTop = start
-        return taken
-    }
-
-    private mutating func takeKeys(from start: Int) -> [String] {
-        let n = keyTop - start
-        let taken = [String](unsafeUninitializedCapacity: n) { buffer, initialized in
-            keys.withUnsafeMutableBufferPointer { stack in
-                let source = stack.baseAddress! + start
-                buffer.baseAddress!.moveInitialize(from: source, count: n)
-                source.initialize(repeating: "", count: n)
-            }
-            initialized = n
-        }
-        keyTop = start
-        return taken
-    }
-
-    /// Builds the object of the closing frame, applying the duplicate-key policy.
     /// The member names from `start` up (taken off the stack), as the array of an earlier object with
     /// the same names in the same order when there is one.
     private mutating func sharedKeys(from start: Int) -> [String] {
         let n = keyTop - start
-        let slot = n & 7
-        if slot < sharedKeys.count, sharedKeys[slot].count == n {
-            let same = sharedKeys[slot].withUnsafeBufferPointer { shared in
-                keys.withUnsafeBufferPointer { stack in
-                    var i = 0
-                    while i < n, shared[i] == stack[start + i] { i += 1 }
-                    return i == n
-                }
+        let slot = n % Self.sharedSlots
+        let shared: UnsafeMutablePointer<[String]>
+        if let sharedKeys {
+            shared = sharedKeys
+        } else {
+            shared = .allocate(capacity: Self.sharedSlots)
+            shared.initialize(repeating: [], count: Self.sharedSlots)
+            sharedKeys = shared
+        }
+        if shared[slot].count == n {
+            let stack = names.base + start
+            let same = shared[slot].withUnsafeBufferPointer { shared in
+                var i = 0
+                while i < n, shared[i] == stack[i].name { i += 1 }
+                return i == n
             }
             if same {
-                keyTop = start
-                return sharedKeys[slot]
+                names.removeAll(from: start)
+                return shared[slot]
             }
         }
-        let taken = takeKeys(from: start)
-        if sharedKeys.isEmpty { sharedKeys = [[String]](repeating: [], count: 8) }
-        sharedKeys[slot] = taken
+        let taken = names.take(from: start) { $0.name }
+        shared[slot] = taken
         return taken
     }
 
+    /// Builds the object of the closing frame, applying the duplicate-key policy.
     private mutating func closeObject(_ frame: Frame) throws(JSONParseFailure) -> Value.Object {
         let n = keyTop - frame.keyStart
         if n <= 16 && !hasDuplicateOrEscapedKey(from: frame.keyStart) {
-            return Value.Object(uncheckedUniqueKeys: sharedKeys(from: frame.keyStart), values: takeValues(from: frame.valueStart))
+            let keys = sharedKeys(from: frame.keyStart)
+            return Value.Object(uncheckedUniqueKeys: keys, values: values.take(from: frame.valueStart) { $0 })
         }
         var object = Value.Object(minimumCapacity: n)
         for i in 0..<n {
-            let key = keys[frame.keyStart + i]
+            let key = names.base[frame.keyStart + i].name
             if object.contains(key) {
                 switch duplicateKeys.base {
-                case .lastWins: object.updateValue(values[frame.valueStart + i], forKey: key)
+                case .lastWins: object.updateValue(values.base[frame.valueStart + i], forKey: key)
                 case .firstWins: break
                 case .reject:
                     throw JSONParseFailure(
                         code: .malformedInput, reason: "the member name \"\(key)\" appears twice",
-                        offset: spans[2 * (frame.keyStart + i)])
+                        offset: names.base[frame.keyStart + i].start)
                 }
             } else {
-                object.append(key, values[frame.valueStart + i])
+                object.append(key, values.base[frame.valueStart + i])
             }
         }
-        _ = takeKeys(from: frame.keyStart)
-        _ = takeValues(from: frame.valueStart)
+        names.removeAll(from: frame.keyStart)
+        values.removeAll(from: frame.valueStart)
         return object
     }
 
     /// Compares the raw names of a small object pairwise (lengths first); escaped names need the slow path.
     private func hasDuplicateOrEscapedKey(from keyStart: Int) -> Bool {
         let end = keyTop
+        let names = names.base
         var i = keyStart
         while i < end {
-            let length = spans[2 * i + 1]
+            let length = names[i].length
             if length < 0 { return true }
-            let name = bytes + spans[2 * i] + 1
+            let name = bytes + names[i].start + 1
             var j = keyStart
             while j < i {
-                if spans[2 * j + 1] == length {
-                    let other = bytes + spans[2 * j] + 1
+                if names[j].length == length {
+                    let other = bytes + names[j].start + 1
                     var k = 0
                     while k < length && name[k] == other[k] { k += 1 }
                     if k == length { return true }
@@ -308,16 +369,7 @@ struct JSONParser {
         let start = pos
         let name = try parseString(cacheBase: 0)
         let length = lastStringHadEscapes ? -1 : pos - start - 2
-        if keyTop < keys.count {
-            keys[keyTop] = name
-            spans[2 * keyTop] = start
-            spans[2 * keyTop + 1] = length
-        } else {
-            keys.append(name)
-            spans.append(start)
-            spans.append(length)
-        }
-        keyTop += 1
+        names.push(MemberName(name: name, start: start, length: length))
         skipWhitespace()
         guard pos < count, bytes[pos] == UInt8(ascii: ":") else {
             throw fail(pos < count ? "expected ':' after a member name, found \(describe(bytes[pos]))"
@@ -391,34 +443,60 @@ struct JSONParser {
 
     /// A string of at most 15 bytes (stored inline by `String`), from a small cache keyed by its bytes:
     /// member names and short values repeat a lot, and a hit skips validating and building the string.
+    /// Member names are always cached (every object of a list repeats them); values only in inputs long
+    /// enough to repay the larger table.
     @inline(__always)
     private mutating func shortString(_ begin: Int, _ length: Int, _ cacheBase: Int) -> String {
-        var low: UInt64 = 0
-        var high: UInt64 = 0
-        withUnsafeMutableBytes(of: &low) { low in
-            withUnsafeMutableBytes(of: &high) { high in
-                var i = 0
-                while i < length && i < 8 {
-                    low[i] = bytes[begin + i]
-                    i += 1
-                }
-                while i < length {
-                    high[i - 8] = bytes[begin + i]
-                    i += 1
-                }
-                high[7] = UInt8(truncatingIfNeeded: length)  // byte 15 is never part of a short string
-            }
-        }
-        guard cachesStrings else {
+        guard cachesStrings || cacheBase == 0 else {
             return String(decoding: UnsafeBufferPointer(start: bytes + begin, count: length), as: UTF8.self)
         }
-        if stringCache.isEmpty {
-            stringCache = [CachedString](repeating: CachedString(low: 0, high: .max, string: ""), count: 128)
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        #if _endian(little)
+        let fast = begin + 16 <= count
+        #else
+        let fast = false
+        #endif
+        if fast {
+            // Two loads and masks; byte 15 is never part of a short string, so it can hold the length.
+            let raw = UnsafeRawPointer(bytes + begin)
+            low = raw.loadUnaligned(as: UInt64.self)
+            high = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            if length < 8 {
+                low &= (1 &<< UInt64(truncatingIfNeeded: 8 * length)) &- 1
+                high = 0
+            } else {
+                high &= (1 &<< UInt64(truncatingIfNeeded: 8 * (length - 8))) &- 1
+            }
+            high |= UInt64(truncatingIfNeeded: length) &<< 56
+        } else {
+            withUnsafeMutableBytes(of: &low) { low in
+                withUnsafeMutableBytes(of: &high) { high in
+                    var i = 0
+                    while i < length && i < 8 {
+                        low[i] = bytes[begin + i]
+                        i += 1
+                    }
+                    while i < length {
+                        high[i - 8] = bytes[begin + i]
+                        i += 1
+                    }
+                    high[7] = UInt8(truncatingIfNeeded: length)  // byte 15 is never part of a short string
+                }
+            }
+        }
+        let cache: UnsafeMutablePointer<CachedString>
+        if let stringCache {
+            cache = stringCache
+        } else {
+            cache = .allocate(capacity: cacheSlots)
+            cache.initialize(repeating: CachedString(low: 0, high: .max, string: ""), count: cacheSlots)
+            stringCache = cache
         }
         let slot = cacheBase + Int(truncatingIfNeeded: (((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xBF58_476D_1CE4_E5B9) >> 58)
-        if stringCache[slot].low == low && stringCache[slot].high == high { return stringCache[slot].string }
+        if cache[slot].low == low && cache[slot].high == high { return cache[slot].string }
         let string = String(decoding: UnsafeBufferPointer(start: bytes + begin, count: length), as: UTF8.self)
-        stringCache[slot] = CachedString(low: low, high: high, string: string)
+        cache[slot] = CachedString(low: low, high: high, string: string)
         return string
     }
 
