@@ -2,8 +2,8 @@
 //
 // The parser is iterative (an explicit stack of open containers), so hostile nesting can never
 // overflow the call stack; the depth limit bounds the explicit stack as well. It never builds a
-// `String` per character: ASCII strings without escapes are scanned eight bytes at a time and turned
-// into a `String` with one `String(decoding:as:)` call.
+// `String` per character: strings without escapes are scanned eight bytes at a time and turned into a
+// `String` at once, built in place when short (at most 15 bytes, stored inline by `String`).
 
 /// A syntax failure found by ``JSONParser``: the error code, a reason and the byte offset. Turned into a
 /// ``CourierError`` with line and column by ``JSONCodec``.
@@ -86,21 +86,8 @@ struct JSONParser: ~Copyable {
     private let duplicateKeys: JSONCodec.DuplicateKeyPolicy
     private var scratch: [UInt8] = []
 
-    private struct CachedString {
-        var low: UInt64
-        var high: UInt64  // the top byte holds the length, so an empty slot (all ones) never matches
-        var string: String
-    }
-
-    /// `nil` until the first short string: 64 slots for member names, and 64 more for values in an input
-    /// long enough to repay them (a small document would spend more on them than they save).
-    private var stringCache: UnsafeMutablePointer<CachedString>?
-    /// Whether short values are cached as well as member names (inputs of ``cacheThreshold`` bytes or more).
-    private let cachesStrings: Bool
-    /// The slots of ``stringCache``.
-    private var cacheSlots: Int { cachesStrings ? 128 : 64 }
-    /// The inputs long enough for the values' half of ``stringCache``.
-    private static let cacheThreshold = 4096
+    /// Whether short strings are built from their bytes directly (``smallStringsFromBits``).
+    private let buildsSmallStrings = Self.smallStringsFromBits
     /// Member-name arrays of recently closed objects, by member count modulo ``sharedSlots``: objects of the
     /// same layout (the elements of a list) share one `keys` array instead of each allocating its own.
     /// `nil` until the first object closes.
@@ -140,7 +127,6 @@ struct JSONParser: ~Copyable {
         self.maximumDepth = limits.maximumDepth
         self.limits = limits
         self.duplicateKeys = duplicateKeys
-        cachesStrings = count >= Self.cacheThreshold
     }
 
     deinit {
@@ -150,10 +136,6 @@ struct JSONParser: ~Copyable {
         if let sharedKeys {
             sharedKeys.deinitialize(count: Self.sharedSlots)
             sharedKeys.deallocate()
-        }
-        if let stringCache {
-            stringCache.deinitialize(count: cacheSlots)
-            stringCache.deallocate()
         }
     }
 
@@ -367,7 +349,7 @@ struct JSONParser: ~Copyable {
             throw fail("expected a member name in double quotes, found \(describe(bytes[pos]))")
         }
         let start = pos
-        let name = try parseString(cacheBase: 0)
+        let name = try parseString()
         let length = lastStringHadEscapes ? -1 : pos - start - 2
         names.push(MemberName(name: name, start: start, length: length))
         skipWhitespace()
@@ -402,9 +384,7 @@ struct JSONParser: ~Copyable {
     // MARK: - Strings
 
     /// Parses a string; the cursor is at the opening quote and ends after the closing quote.
-    /// `cacheBase` picks the half of the short-string cache: member names (0) and values (64) are kept
-    /// apart so that one-off values cannot evict the names, which repeat in every object.
-    private mutating func parseString(cacheBase: Int = 64) throws(JSONParseFailure) -> String {
+    private mutating func parseString() throws(JSONParseFailure) -> String {
         lastStringHadEscapes = false
         pos += 1
         let begin = pos
@@ -424,7 +404,7 @@ struct JSONParser: ~Copyable {
                     throw limitFailure("a string is longer", "maximumStringLength", limits.maximumStringLength, at: begin - 1)
                 }
                 pos = p + 1
-                if p - begin <= 15 { return shortString(begin, p - begin, cacheBase) }
+                if p - begin <= 15 { return shortString(begin, p - begin) }
                 return String(decoding: UnsafeBufferPointer(start: bytes + begin, count: p - begin), as: UTF8.self)
             } else if b == UInt8(ascii: "\\") {
                 lastStringHadEscapes = true
@@ -441,64 +421,76 @@ struct JSONParser: ~Copyable {
         }
     }
 
-    /// A string of at most 15 bytes (stored inline by `String`), from a small cache keyed by its bytes:
-    /// member names and short values repeat a lot, and a hit skips validating and building the string.
-    /// Member names are always cached (every object of a list repeats them); values only in inputs long
-    /// enough to repay the larger table.
+    /// A string of at most 15 valid UTF-8 bytes, which `String` stores inline (a "small string", no
+    /// allocation): built from its bytes without validating them again when ``buildsSmallStrings``.
     @inline(__always)
-    private mutating func shortString(_ begin: Int, _ length: Int, _ cacheBase: Int) -> String {
-        guard cachesStrings || cacheBase == 0 else {
-            return String(decoding: UnsafeBufferPointer(start: bytes + begin, count: length), as: UTF8.self)
-        }
-        var low: UInt64 = 0
-        var high: UInt64 = 0
-        #if _endian(little)
-        let fast = begin + 16 <= count
-        #else
-        let fast = false
-        #endif
-        if fast {
-            // Two loads and masks; byte 15 is never part of a short string, so it can hold the length.
-            let raw = UnsafeRawPointer(bytes + begin)
-            low = raw.loadUnaligned(as: UInt64.self)
-            high = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-            if length < 8 {
-                low &= (1 &<< UInt64(truncatingIfNeeded: 8 * length)) &- 1
-                high = 0
+    private func shortString(_ begin: Int, _ length: Int) -> String {
+        #if _endian(little) && _pointerBitWidth(_64)
+        if buildsSmallStrings {
+            var low: UInt64 = 0
+            var high: UInt64 = 0
+            if begin + 16 <= count {
+                // Two loads and masks.
+                let raw = UnsafeRawPointer(bytes + begin)
+                low = raw.loadUnaligned(as: UInt64.self)
+                high = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                if length < 8 {
+                    low &= (1 &<< UInt64(truncatingIfNeeded: 8 * length)) &- 1
+                    high = 0
+                } else {
+                    high &= (1 &<< UInt64(truncatingIfNeeded: 8 * (length - 8))) &- 1
+                }
             } else {
-                high &= (1 &<< UInt64(truncatingIfNeeded: 8 * (length - 8))) &- 1
-            }
-            high |= UInt64(truncatingIfNeeded: length) &<< 56
-        } else {
-            withUnsafeMutableBytes(of: &low) { low in
-                withUnsafeMutableBytes(of: &high) { high in
-                    var i = 0
-                    while i < length && i < 8 {
-                        low[i] = bytes[begin + i]
-                        i += 1
+                withUnsafeMutableBytes(of: &low) { low in
+                    withUnsafeMutableBytes(of: &high) { high in
+                        for i in 0..<length {
+                            if i < 8 { low[i] = bytes[begin + i] } else { high[i - 8] = bytes[begin + i] }
+                        }
                     }
-                    while i < length {
-                        high[i - 8] = bytes[begin + i]
-                        i += 1
-                    }
-                    high[7] = UInt8(truncatingIfNeeded: length)  // byte 15 is never part of a short string
                 }
             }
+            return Self.smallString(low, high, count: length, isASCII: !lastStringHadEscapes)
         }
-        let cache: UnsafeMutablePointer<CachedString>
-        if let stringCache {
-            cache = stringCache
-        } else {
-            cache = .allocate(capacity: cacheSlots)
-            cache.initialize(repeating: CachedString(low: 0, high: .max, string: ""), count: cacheSlots)
-            stringCache = cache
-        }
-        let slot = cacheBase + Int(truncatingIfNeeded: (((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xBF58_476D_1CE4_E5B9) >> 58)
-        if cache[slot].low == low && cache[slot].high == high { return cache[slot].string }
-        let string = String(decoding: UnsafeBufferPointer(start: bytes + begin, count: length), as: UTF8.self)
-        cache[slot] = CachedString(low: low, high: high, string: string)
-        return string
+        #endif
+        return String(decoding: UnsafeBufferPointer(start: bytes + begin, count: length), as: UTF8.self)
     }
+
+    /// The small `String` of the `count` (at most 15) valid UTF-8 bytes in `low` and `high` (little-endian,
+    /// the rest zero): the standard library's inline layout on 64-bit platforms, the bytes followed by a
+    /// discriminator byte (small, immortal, ASCII or not) holding the count. ``smallStringsFromBits``
+    /// checks that layout against strings the standard library builds before the parser relies on it.
+    @inline(__always)
+    private static func smallString(_ low: UInt64, _ high: UInt64, count: Int, isASCII: Bool) -> String {
+        let discriminator: UInt64 = (isASCII ? 0xE0 : 0xA0) | UInt64(truncatingIfNeeded: count)
+        return unsafeBitCast((low, high | discriminator &<< 56), to: String.self)
+    }
+
+    /// Whether ``smallString(_:_:count:isASCII:)`` builds exactly the strings the standard library builds
+    /// (compared bit for bit, never used as strings unless equal), ASCII and not, empty to 15 bytes.
+    private static let smallStringsFromBits: Bool = {
+        #if _endian(little) && _pointerBitWidth(_64)
+        let samples: [[UInt8]] = [[], Array("a".utf8), Array("0123456789abcde".utf8), Array("zoë".utf8), Array("é€😀".utf8)]
+        for sample in samples {
+            var low: UInt64 = 0
+            var high: UInt64 = 0
+            withUnsafeMutableBytes(of: &low) { low in
+                withUnsafeMutableBytes(of: &high) { high in
+                    for (i, byte) in sample.enumerated() {
+                        if i < 8 { low[i] = byte } else { high[i - 8] = byte }
+                    }
+                }
+            }
+            let isASCII = sample.allSatisfy { $0 < 0x80 }
+            let discriminator: UInt64 = (isASCII ? 0xE0 : 0xA0) | UInt64(sample.count)
+            let expected = (low, high | discriminator << 56)
+            let built = unsafeBitCast(String(decoding: sample, as: UTF8.self), to: (UInt64, UInt64).self)
+            guard built == expected else { return false }
+        }
+        return true
+        #else
+        return false
+        #endif
+    }()
 
     /// Whether any of the eight bytes is `"`, `\`, a control character or non-ASCII.
     @inline(__always)
