@@ -13,6 +13,43 @@ struct JSONParseFailure: Error {
     var offset: Int
 }
 
+/// Eight bytes at a time (SWAR): masks with the high bit set in each byte lane that matches. The lowest lane
+/// set is exact (a borrow only runs upward from a lane that matches), so ``first(_:)`` finds the first
+/// matching byte; lanes above it may be set falsely.
+enum JSONLanes {
+    static var ones: UInt64 { 0x0101_0101_0101_0101 }
+    static var high: UInt64 { 0x8080_8080_8080_8080 }
+
+    /// The lanes equal to `byte`.
+    @inline(__always)
+    static func equal(_ x: UInt64, _ byte: UInt8) -> UInt64 {
+        let y = x ^ (ones &* UInt64(byte))
+        return (y &- ones) & ~y & high
+    }
+
+    /// The ASCII lanes below `byte` (at most 0x80).
+    @inline(__always)
+    static func below(_ x: UInt64, _ byte: UInt8) -> UInt64 {
+        (x &- ones &* UInt64(byte)) & ~x & high
+    }
+
+    /// The lanes a reader of a JSON string must look at: `"`, `\`, control characters and non-ASCII bytes.
+    @inline(__always)
+    static func attention(_ x: UInt64) -> UInt64 {
+        equal(x, UInt8(ascii: "\"")) | equal(x, UInt8(ascii: "\\")) | below(x, 0x20) | (x & high)
+    }
+
+    /// The offset of the first lane set in `lanes` (not zero).
+    @inline(__always)
+    static func first(_ lanes: UInt64) -> Int {
+        #if _endian(little)
+        lanes.trailingZeroBitCount >> 3
+        #else
+        lanes.leadingZeroBitCount >> 3
+        #endif
+    }
+}
+
 /// A stack in raw memory owned by one ``JSONParser``: elements `0..<count` from `base` are initialized. No
 /// array metadata, uniqueness or placeholder values: pushing initializes a slot, taking moves out of it.
 private struct RawStack<Element> {
@@ -259,42 +296,51 @@ struct JSONParser: ~Copyable {
         JSONParseFailure(code: .sizeLimitExceeded, reason: "\(what) than the limit \(limit) = \(value)", offset: offset ?? pos)
     }
 
-    /// The member names from `start` up (taken off the stack), as the array of an earlier object with
-    /// the same names in the same order when there is one.
-    private mutating func sharedKeys(from start: Int) -> [String] {
+    /// The slots of ``sharedKeys``, allocated on first use.
+    private mutating func sharedSlots() -> UnsafeMutablePointer<[String]> {
+        if let sharedKeys { return sharedKeys }
+        let shared = UnsafeMutablePointer<[String]>.allocate(capacity: Self.sharedSlots)
+        shared.initialize(repeating: [], count: Self.sharedSlots)
+        sharedKeys = shared
+        return shared
+    }
+
+    /// The array of an earlier object with the member names from `start` up, in the same order (the names
+    /// are then dropped from the stack), or `nil`. Its names are unique, so these are too.
+    private mutating func sharedMatch(from start: Int) -> [String]? {
         let n = keyTop - start
-        let slot = n % Self.sharedSlots
-        let shared: UnsafeMutablePointer<[String]>
-        if let sharedKeys {
-            shared = sharedKeys
-        } else {
-            shared = .allocate(capacity: Self.sharedSlots)
-            shared.initialize(repeating: [], count: Self.sharedSlots)
-            sharedKeys = shared
+        let shared = sharedSlots() + n % Self.sharedSlots
+        guard shared.pointee.count == n else { return nil }
+        let stack = names.base + start
+        let same = shared.pointee.withUnsafeBufferPointer { shared in
+            var i = 0
+            while i < n, shared[i] == stack[i].name { i += 1 }
+            return i == n
         }
-        if shared[slot].count == n {
-            let stack = names.base + start
-            let same = shared[slot].withUnsafeBufferPointer { shared in
-                var i = 0
-                while i < n, shared[i] == stack[i].name { i += 1 }
-                return i == n
-            }
-            if same {
-                names.removeAll(from: start)
-                return shared[slot]
-            }
-        }
+        guard same else { return nil }
+        names.removeAll(from: start)
+        return shared.pointee
+    }
+
+    /// The member names from `start` up, taken off the stack and kept for later objects of that layout.
+    private mutating func share(from start: Int) -> [String] {
         let taken = names.take(from: start) { $0.name }
-        shared[slot] = taken
+        sharedSlots()[taken.count % Self.sharedSlots] = taken
         return taken
     }
 
     /// Builds the object of the closing frame, applying the duplicate-key policy.
     private mutating func closeObject(_ frame: Frame) throws(JSONParseFailure) -> Value.Object {
         let n = keyTop - frame.keyStart
-        if n <= 16 && !hasDuplicateOrEscapedKey(from: frame.keyStart) {
-            let keys = sharedKeys(from: frame.keyStart)
-            return Value.Object(uncheckedUniqueKeys: keys, values: values.take(from: frame.valueStart) { $0 })
+        if n <= 16 && allPlain(from: frame.keyStart) {
+            // Plain names, compared byte for byte: the layout of an earlier object, or new and unique.
+            if let keys = sharedMatch(from: frame.keyStart) {
+                return Value.Object(uncheckedUniqueKeys: keys, values: values.take(from: frame.valueStart) { $0 })
+            }
+            if !hasDuplicateKey(from: frame.keyStart) {
+                let keys = share(from: frame.keyStart)
+                return Value.Object(uncheckedUniqueKeys: keys, values: values.take(from: frame.valueStart) { $0 })
+            }
         }
         var object = Value.Object(minimumCapacity: n)
         for i in 0..<n {
@@ -317,14 +363,24 @@ struct JSONParser: ~Copyable {
         return object
     }
 
-    /// Compares the raw names of a small object pairwise (lengths first); escaped names need the slow path.
-    private func hasDuplicateOrEscapedKey(from keyStart: Int) -> Bool {
+    /// Whether the names from `keyStart` up are all plain ASCII without escapes (so equal names are equal
+    /// bytes).
+    private func allPlain(from keyStart: Int) -> Bool {
+        var i = keyStart
+        while i < keyTop {
+            if names.base[i].length < 0 { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// Compares the plain names of a small object pairwise, byte for byte (lengths first).
+    private func hasDuplicateKey(from keyStart: Int) -> Bool {
         let end = keyTop
         let names = names.base
         var i = keyStart
         while i < end {
             let length = names[i].length
-            if length < 0 { return true }
             let name = bytes + names[i].start + 1
             var j = keyStart
             while j < i {
@@ -390,9 +446,14 @@ struct JSONParser: ~Copyable {
         let begin = pos
         var p = pos
         while true {
-            // Skip eight plain ASCII bytes at a time.
-            while p + 8 <= count, !Self.needsAttention(UnsafeRawPointer(bytes + p).loadUnaligned(as: UInt64.self)) {
-                p += 8
+            // Eight bytes at a time, straight to the first one that needs attention.
+            if p + 8 <= count {
+                let lanes = JSONLanes.attention(UnsafeRawPointer(bytes + p).loadUnaligned(as: UInt64.self))
+                if lanes == 0 {
+                    p += 8
+                    continue
+                }
+                p += JSONLanes.first(lanes)
             }
             guard p < count else {
                 pos = p
@@ -491,19 +552,6 @@ struct JSONParser: ~Copyable {
         return false
         #endif
     }()
-
-    /// Whether any of the eight bytes is `"`, `\`, a control character or non-ASCII.
-    @inline(__always)
-    private static func needsAttention(_ x: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let quote = x ^ (ones &* 0x22)
-        let backslash = x ^ (ones &* 0x5C)
-        let hasQuote = (quote &- ones) & ~quote
-        let hasBackslash = (backslash &- ones) & ~backslash
-        let hasControl = (x &- ones &* 0x20) & ~x
-        return (hasQuote | hasBackslash | hasControl | x) & high != 0
-    }
 
     /// Checks one multi-byte UTF-8 sequence starting at `p`; returns the offset after it.
     @inline(__always)

@@ -313,19 +313,12 @@ struct JSONWriter {
         output.append(contentsOf: UnsafeBufferPointer(start: p + runStart, count: n - runStart))
     }
 
-    /// Whether any of the eight bytes is `"`, `\`, a control character, or `/` when `slashes`.
+    /// Whether any of the eight bytes is `"`, `\\`, a control character, or `/` when `slashes`.
     @inline(__always)
     private static func needsEscape(_ x: UInt64, _ slashes: Bool) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let quote = x ^ (ones &* 0x22)
-        let backslash = x ^ (ones &* 0x5C)
-        var found = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((x &- ones &* 0x20) & ~x)
-        if slashes {
-            let slash = x ^ (ones &* 0x2F)
-            found |= (slash &- ones) & ~slash
-        }
-        return found & high != 0
+        var lanes = JSONLanes.equal(x, UInt8(ascii: "\"")) | JSONLanes.equal(x, UInt8(ascii: "\\")) | JSONLanes.below(x, 0x20)
+        if slashes { lanes |= JSONLanes.equal(x, UInt8(ascii: "/")) }
+        return lanes != 0
     }
 
     /// Writes the escape of `b` (a control character, `"`, `\` or `/`).
