@@ -268,13 +268,9 @@ final class JSONTypedEncoding: Encoder, SingleValueEncodingContainer {
     }
 
     @inline(__always)
-    func writeInteger<T: FixedWidthInteger>(_ v: T) {
-        if v < 0 {
-            state.writer.output.append(UInt8(ascii: "-"))
-            state.writer.writeDigits(UInt64(v.magnitude))
-        } else {
-            state.writer.writeDigits(UInt64(v))
-        }
+    func writeInteger(_ v: Int64) {
+        if v < 0 { state.writer.output.append(UInt8(ascii: "-")) }
+        state.writer.writeDigits(v.magnitude)
     }
 
     // MARK: SingleValueEncodingContainer
@@ -306,16 +302,16 @@ final class JSONTypedEncoding: Encoder, SingleValueEncodingContainer {
         try scalar()
         try writeFloat(value)
     }
-    func encode(_ value: Int) throws { try integer(value) }
-    func encode(_ value: Int8) throws { try integer(value) }
-    func encode(_ value: Int16) throws { try integer(value) }
-    func encode(_ value: Int32) throws { try integer(value) }
+    func encode(_ value: Int) throws { try integer(Int64(value)) }
+    func encode(_ value: Int8) throws { try integer(Int64(value)) }
+    func encode(_ value: Int16) throws { try integer(Int64(value)) }
+    func encode(_ value: Int32) throws { try integer(Int64(value)) }
     func encode(_ value: Int64) throws { try integer(value) }
-    func encode(_ value: UInt) throws { try integer(value) }
-    func encode(_ value: UInt8) throws { try integer(value) }
-    func encode(_ value: UInt16) throws { try integer(value) }
-    func encode(_ value: UInt32) throws { try integer(value) }
-    func encode(_ value: UInt64) throws { try integer(value) }
+    func encode(_ value: UInt) throws { try unsigned(UInt64(value)) }
+    func encode(_ value: UInt8) throws { try unsigned(UInt64(value)) }
+    func encode(_ value: UInt16) throws { try unsigned(UInt64(value)) }
+    func encode(_ value: UInt32) throws { try unsigned(UInt64(value)) }
+    func encode(_ value: UInt64) throws { try unsigned(value) }
     func encode<T: Encodable>(_ value: T) throws { try box(value, component: nil, depth: depth) }
 
     @inline(__always)
@@ -324,9 +320,14 @@ final class JSONTypedEncoding: Encoder, SingleValueEncodingContainer {
             || T.self == Decimal.self
     }
 
-    private func integer<T: FixedWidthInteger>(_ value: T) throws {
+    private func integer(_ value: Int64) throws {
         try scalar()
         writeInteger(value)
+    }
+
+    private func unsigned(_ value: UInt64) throws {
+        try scalar()
+        state.writer.writeDigits(value)
     }
 }
 
@@ -376,24 +377,29 @@ private struct JSONTypedKeyedContainer<Key: CodingKey>: KeyedEncodingContainerPr
         _ = try member(key)
         try encoder.writeFloat(value)
     }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try integer(Int64(value), key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(Int64(value), key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(Int64(value), key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(Int64(value), key) }
     mutating func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try unsigned(UInt64(value), key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try unsigned(UInt64(value), key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try unsigned(UInt64(value), key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try unsigned(UInt64(value), key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try unsigned(value, key) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         let name = try member(key)
         try encoder.box(value, component: .key(name), depth: encoder.depth + 1)
     }
 
-    private func integer<T: FixedWidthInteger>(_ value: T, _ key: Key) throws {
+    private func integer(_ value: Int64, _ key: Key) throws {
         _ = try member(key)
         encoder.writeInteger(value)
+    }
+
+    private func unsigned(_ value: UInt64, _ key: Key) throws {
+        _ = try member(key)
+        encoder.state.writer.writeDigits(value)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -458,24 +464,29 @@ private struct JSONTypedUnkeyedContainer: UnkeyedEncodingContainer {
         try element()
         try encoder.writeFloat(value)
     }
-    mutating func encode(_ value: Int) throws { try integer(value) }
-    mutating func encode(_ value: Int8) throws { try integer(value) }
-    mutating func encode(_ value: Int16) throws { try integer(value) }
-    mutating func encode(_ value: Int32) throws { try integer(value) }
+    mutating func encode(_ value: Int) throws { try integer(Int64(value)) }
+    mutating func encode(_ value: Int8) throws { try integer(Int64(value)) }
+    mutating func encode(_ value: Int16) throws { try integer(Int64(value)) }
+    mutating func encode(_ value: Int32) throws { try integer(Int64(value)) }
     mutating func encode(_ value: Int64) throws { try integer(value) }
-    mutating func encode(_ value: UInt) throws { try integer(value) }
-    mutating func encode(_ value: UInt8) throws { try integer(value) }
-    mutating func encode(_ value: UInt16) throws { try integer(value) }
-    mutating func encode(_ value: UInt32) throws { try integer(value) }
-    mutating func encode(_ value: UInt64) throws { try integer(value) }
+    mutating func encode(_ value: UInt) throws { try unsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt8) throws { try unsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt16) throws { try unsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt32) throws { try unsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt64) throws { try unsigned(value) }
     mutating func encode<T: Encodable>(_ value: T) throws {
         try element()
         try encoder.box(value, component: .index(count - 1), depth: encoder.depth + 1)
     }
 
-    private mutating func integer<T: FixedWidthInteger>(_ value: T) throws {
+    private mutating func integer(_ value: Int64) throws {
         try element()
         encoder.writeInteger(value)
+    }
+
+    private mutating func unsigned(_ value: UInt64) throws {
+        try element()
+        encoder.state.writer.writeDigits(value)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
