@@ -56,11 +56,17 @@ private struct RawStack<Element> {
     private(set) var base: UnsafeMutablePointer<Element>
     private(set) var count = 0
     private var capacity: Int
+    /// Whether ``base`` is the stack's own allocation (rather than its first slots in a block of its owner).
+    private var ownsBase = false
 
-    init(capacity: Int) {
-        base = .allocate(capacity: capacity)
+    /// A stack on `capacity` slots at `base`, which its owner frees after ``release()``.
+    init(slots base: UnsafeMutableRawPointer, capacity: Int) {
+        self.base = base.bindMemory(to: Element.self, capacity: capacity)
         self.capacity = capacity
     }
+
+    /// The bytes of `capacity` slots.
+    static func bytes(_ capacity: Int) -> Int { capacity * MemoryLayout<Element>.stride }
 
     @inline(__always)
     mutating func push(_ element: consuming Element) {
@@ -74,7 +80,8 @@ private struct RawStack<Element> {
         let newCapacity = capacity * 2
         let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
         newBase.moveInitialize(from: base, count: count)
-        base.deallocate()
+        if ownsBase { base.deallocate() }
+        ownsBase = true
         base = newBase
         capacity = newCapacity
     }
@@ -104,10 +111,10 @@ private struct RawStack<Element> {
         count = start
     }
 
-    /// Frees the memory (the owner's last use).
+    /// Drops the elements and frees the stack's own memory (the owner's last use).
     func release() {
         base.deinitialize(count: count)
-        base.deallocate()
+        if ownsBase { base.deallocate() }
     }
 }
 
@@ -143,8 +150,8 @@ struct JSONParser: ~Copyable {
     }
 
     // Members of all open containers, innermost last: elements and values, and names.
-    private var values = RawStack<Value>(capacity: 32)
-    private var names = RawStack<MemberName>(capacity: 16)
+    private var values: RawStack<Value>
+    private var names: RawStack<MemberName>
     private var valueTop: Int { values.count }
     private var keyTop: Int { names.count }
 
@@ -156,7 +163,9 @@ struct JSONParser: ~Copyable {
     }
 
     /// The open containers, innermost last.
-    private var frames = RawStack<Frame>(capacity: 8)
+    private var frames: RawStack<Frame>
+    /// The first slots of the three stacks, in one allocation (most documents never need more).
+    private let slots: UnsafeMutableRawPointer
 
     init(bytes: UnsafePointer<UInt8>, count: Int, limits: DecodingLimits, duplicateKeys: JSONCodec.DuplicateKeyPolicy) {
         self.bytes = bytes
@@ -164,12 +173,19 @@ struct JSONParser: ~Copyable {
         self.maximumDepth = limits.maximumDepth
         self.limits = limits
         self.duplicateKeys = duplicateKeys
+        let valueBytes = RawStack<Value>.bytes(32)
+        let nameBytes = RawStack<MemberName>.bytes(16)
+        slots = .allocate(byteCount: valueBytes + nameBytes + RawStack<Frame>.bytes(8), alignment: 16)
+        values = RawStack(slots: slots, capacity: 32)
+        names = RawStack(slots: slots + valueBytes, capacity: 16)
+        frames = RawStack(slots: slots + valueBytes + nameBytes, capacity: 8)
     }
 
     deinit {
         values.release()
         names.release()
         frames.release()
+        slots.deallocate()
         if let sharedKeys {
             sharedKeys.deinitialize(count: Self.sharedSlots)
             sharedKeys.deallocate()
