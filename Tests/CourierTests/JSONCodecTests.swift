@@ -266,6 +266,61 @@ import Testing
         #expect(try decode(encode(value)) == value)
     }
 
+    /// The writer finds plain strings eight bytes at a time and pads the last few: every length around those
+    /// boundaries, with each kind of byte at every position, is written as a byte-by-byte escaper writes it.
+    @Test(arguments: [false, true])
+    func stringEscapingAtEveryPositionAndLength(escapeSlashes: Bool) throws {
+        func reference(_ text: String) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "/" where escapeSlashes: out += "\\/"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case "\u{8}": out += "\\b"
+                case "\u{C}": out += "\\f"
+                case "\u{0}"..."\u{1F}":
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        var options = JSONCodec.Options()
+        options.escapeSlashes = escapeSlashes
+        let specials: [String] = ["\"", "\\", "/", "\n", "\u{0}", "\u{1F}", " ", "~", "\u{7F}", "é", "😀"]
+        for length in 0...26 {
+            let plain = String(repeating: "a", count: length)
+            #expect(try encode(.string(plain), options) == reference(plain))
+            for position in 0..<max(length, 1) {
+                for special in specials {
+                    var characters = Array(plain)
+                    if position < characters.count { characters[position] = Character(special) } else { characters.append(Character(special)) }
+                    let text = String(characters)
+                    #expect(try encode(.string(text), options) == reference(text), "\(text.debugDescription)")
+                    #expect(try encode(["k": .string(text)], options) == "{\"k\":\(reference(text))}")
+                }
+            }
+        }
+    }
+
+    @Test func integersAreWrittenInDecimal() throws {
+        var values: [Int64] = [0, 1, 9, 10, 99, 100, .max, .min, .max - 1, .min + 1]
+        var power: Int64 = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power - 1, power, power + 1, -power + 1, -power, -power - 1]
+        }
+        for v in values { #expect(try encode(.int(v)) == String(v)) }
+        for v: UInt64 in [.max, .max - 1, UInt64(Int64.max) + 1, 10_000_000_000_000_000_000, 9_999_999_999_999_999_999] {
+            #expect(try encode(.uint(v)) == String(v))
+        }
+    }
+
     @Test func bytesAreBase64() throws {
         #expect(try encode([.bytes([]), .bytes([0x66]), .bytes([0x66, 0x6F]), .bytes(Array("foobar".utf8))])
             == #"["","Zg==","Zm8=","Zm9vYmFy"]"#)

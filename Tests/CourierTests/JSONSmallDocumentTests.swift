@@ -3,7 +3,7 @@ import CourierTesting
 import Foundation
 import Testing
 
-// The fixed-cost shortcuts of the JSON codec: the parser's string table only for long inputs, member-name
+// The fixed-cost shortcuts of the JSON codec: the parser's short strings built from their bytes, member-name
 // arrays shared among objects of one layout, and the typed encoder's reused child encoders and summary
 // of written names. Each must give exactly what the plain path gives.
 
@@ -76,8 +76,8 @@ struct TypedKeptEncoders: Encodable {
         #expect(try JSONCodec().encodeString(value) == text.filter { !$0.isWhitespace }.replacingOccurrences(of: "\\u0062", with: "b"))
     }
 
-    /// The same documents, short and padded past the length that turns the string table on, decode to the
-    /// same values with the same member order.
+    /// The same documents, short and padded (so strings near the end are read both ways), decode to the same
+    /// values with the same member order.
     @Test func shortAndLongInputsDecodeAlike() throws {
         var generator = ValueGenerator(seed: 77)
         for _ in 0..<200 {
@@ -92,7 +92,34 @@ struct TypedKeptEncoders: Encodable {
         }
     }
 
-    /// Lists of objects that repeat one layout, below and above the string table's threshold.
+    /// Strings of every short length, ASCII and not, as names and values, in the middle of the input and at
+    /// its very end: the parser builds them bit for bit as the standard library does, and they behave so.
+    @Test func shortStringsAreTheStandardLibrarysOwn() throws {
+        let pieces = ["a", "Z", "é", "€", "😀", "0", " ", "~"]
+        for length in 0...18 {
+            for first in pieces {
+                var text = ""
+                while text.utf8.count < length { text += text.utf8.count % 3 == 0 ? first : "x" }
+                let expected = String(decoding: Array(text.utf8), as: UTF8.self)
+                let escaped = String(decoding: try JSONCodec().encode(.string(text)) as [UInt8], as: UTF8.self)
+                for document in ["[\(escaped)]", "{\(escaped):\(escaped)}", escaped, "[\(escaped),1,2,3,4,5,6,7,8,9]"] {
+                    let value = try JSONCodec().decode(Array(document.utf8))
+                    let strings = [value.stringValue, value[0]?.stringValue, value.objectValue?.keys.first, value[text]?.stringValue]
+                    for case let string? in strings {
+                        #expect(string == expected && string.hashValue == expected.hashValue)
+                        #expect(Array(string.utf8) == Array(expected.utf8) && string.count == expected.count)
+                        #expect(string.unicodeScalars.count == expected.unicodeScalars.count)
+                        #expect(string.lowercased() == expected.lowercased())
+                        if expected.utf8.count <= 15 {  // inline: the same bits
+                            #expect(unsafeBitCast(string, to: (UInt64, UInt64).self) == unsafeBitCast(expected, to: (UInt64, UInt64).self))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Lists of objects that repeat one layout, short and long.
     @Test(arguments: [3, 300])
     func listsOfOneLayoutRoundTrip(count: Int) throws {
         let list = (0..<count).map { i in

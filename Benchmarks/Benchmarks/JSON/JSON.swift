@@ -88,7 +88,17 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations { blackHole(try! encoder.encode(peerModel)) }
         }
 
-        guard size == "5000" else { continue }
+        guard size == "5000" else {
+            // Diagnostic (not in the table): the fixed cost of one document, on the page's empty envelope.
+            let envelope = Data(#"{"code":200,"message":"OK","data":{"page":1,"total":0,"users":[]}}"#.utf8)
+            Benchmark("json.decode.value envelope Courier", configuration: timed) { benchmark in
+                for _ in benchmark.scaledIterations { blackHole(try! codec.decode(envelope, hints: hints)) }
+            }
+            Benchmark("json.decode.value envelope JSONSerialization", configuration: timed) { benchmark in
+                for _ in benchmark.scaledIterations { blackHole(try! JSONSerialization.jsonObject(with: envelope)) }
+            }
+            continue
+        }
         // Peak memory of one typed decode: how far the process's peak resident size rises above what it holds.
         Benchmark("memory.decode.model \(size) Courier", configuration: BenchmarkSupport.memory()) { benchmark in
             BenchmarkSupport.measurePeakMemory(benchmark) {

@@ -219,7 +219,7 @@ public struct JSONCodec: Codec {
     /// that is not a JSON number, and with ``CourierError/Code/depthLimitExceeded`` past
     /// ``Options/maximumDepth``.
     public func encode(_ value: Value, hints: CodingHints) throws -> Data {
-        Data(try encode(value) as [UInt8])
+        try write(value).data
     }
 
     /// Encodes `model` as JSON text without building the intermediate ``Value`` tree.
@@ -229,7 +229,8 @@ public struct JSONCodec: Codec {
     /// ``Options/sortedKeys``, nested containers, super encoders and members encoded twice take the
     /// Value path itself. `hints` are not needed by JSON.
     public func encode<T: Encodable>(model: T, hints: CodingHints, encoder: ValueEncoder) throws -> Data {
-        Data(try encode(model: model, encoder: encoder))
+        if let direct = encodeDirect(model, encoder: encoder) { return direct.data }
+        return try write(encoder.encode(model)).data
     }
 
     /// Encodes `model` as JSON text bytes without the intermediate ``Value`` tree (see
@@ -240,12 +241,17 @@ public struct JSONCodec: Codec {
     /// let body = try JSONCodec().encode(model: NewUser(name: "Ada", age: 36))   // {"name":"Ada","age":36}
     /// ```
     public func encode<T: Encodable>(model: T, encoder: ValueEncoder = ValueEncoder()) throws -> [UInt8] {
-        if let direct = encodeDirect(model, encoder: encoder) { return direct }
+        if let direct = encodeDirect(model, encoder: encoder) { return direct.bytes }
         return try encode(encoder.encode(model))
     }
 
     /// Encodes `value` as JSON text bytes.
     public func encode(_ value: Value) throws -> [UInt8] {
+        try write(value).bytes
+    }
+
+    /// `value` as JSON text.
+    private func write(_ value: Value) throws -> JSONOutput {
         var writer = JSONWriter(options: options)
         try writer.write(value)
         return writer.output
@@ -255,4 +261,9 @@ public struct JSONCodec: Codec {
     public func encodeString(_ value: Value) throws -> String {
         String(decoding: try encode(value) as [UInt8], as: UTF8.self)
     }
+}
+
+extension JSONOutput {
+    /// The text written so far, as `Data`.
+    var data: Data { Data(bytes: base, count: count) }
 }

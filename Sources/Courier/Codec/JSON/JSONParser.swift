@@ -2,8 +2,8 @@
 //
 // The parser is iterative (an explicit stack of open containers), so hostile nesting can never
 // overflow the call stack; the depth limit bounds the explicit stack as well. It never builds a
-// `String` per character: ASCII strings without escapes are scanned eight bytes at a time and turned
-// into a `String` with one `String(decoding:as:)` call.
+// `String` per character: strings without escapes are scanned eight bytes at a time and turned into a
+// `String` at once, built in place when short (at most 15 bytes, stored inline by `String`).
 
 /// A syntax failure found by ``JSONParser``: the error code, a reason and the byte offset. Turned into a
 /// ``CourierError`` with line and column by ``JSONCodec``.
@@ -13,7 +13,112 @@ struct JSONParseFailure: Error {
     var offset: Int
 }
 
-struct JSONParser {
+/// Eight bytes at a time (SWAR): masks with the high bit set in each byte lane that matches. The lowest lane
+/// set is exact (a borrow only runs upward from a lane that matches), so ``first(_:)`` finds the first
+/// matching byte; lanes above it may be set falsely.
+enum JSONLanes {
+    static var ones: UInt64 { 0x0101_0101_0101_0101 }
+    static var high: UInt64 { 0x8080_8080_8080_8080 }
+
+    /// The lanes equal to `byte`.
+    @inline(__always)
+    static func equal(_ x: UInt64, _ byte: UInt8) -> UInt64 {
+        let y = x ^ (ones &* UInt64(byte))
+        return (y &- ones) & ~y & high
+    }
+
+    /// The ASCII lanes below `byte` (at most 0x80).
+    @inline(__always)
+    static func below(_ x: UInt64, _ byte: UInt8) -> UInt64 {
+        (x &- ones &* UInt64(byte)) & ~x & high
+    }
+
+    /// The lanes a reader of a JSON string must look at: `"`, `\`, control characters and non-ASCII bytes.
+    @inline(__always)
+    static func attention(_ x: UInt64) -> UInt64 {
+        equal(x, UInt8(ascii: "\"")) | equal(x, UInt8(ascii: "\\")) | below(x, 0x20) | (x & high)
+    }
+
+    /// The offset of the first lane set in `lanes` (not zero).
+    @inline(__always)
+    static func first(_ lanes: UInt64) -> Int {
+        #if _endian(little)
+        lanes.trailingZeroBitCount >> 3
+        #else
+        lanes.leadingZeroBitCount >> 3
+        #endif
+    }
+}
+
+/// A stack in raw memory owned by one ``JSONParser``: elements `0..<count` from `base` are initialized. No
+/// array metadata, uniqueness or placeholder values: pushing initializes a slot, taking moves out of it.
+private struct RawStack<Element> {
+    private(set) var base: UnsafeMutablePointer<Element>
+    private(set) var count = 0
+    private var capacity: Int
+    /// Whether ``base`` is the stack's own allocation (rather than its first slots in a block of its owner).
+    private var ownsBase = false
+
+    /// A stack on `capacity` slots at `base`, which its owner frees after ``release()``.
+    init(slots base: UnsafeMutableRawPointer, capacity: Int) {
+        self.base = base.bindMemory(to: Element.self, capacity: capacity)
+        self.capacity = capacity
+    }
+
+    /// The bytes of `capacity` slots.
+    static func bytes(_ capacity: Int) -> Int { capacity * MemoryLayout<Element>.stride }
+
+    @inline(__always)
+    mutating func push(_ element: consuming Element) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    @inline(never)
+    private mutating func grow() {
+        let newCapacity = capacity * 2
+        let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        newBase.moveInitialize(from: base, count: count)
+        if ownsBase { base.deallocate() }
+        ownsBase = true
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    mutating func removeLast() {
+        count -= 1
+        (base + count).deinitialize(count: 1)
+    }
+
+    /// Moves the elements from `start` up into an array of exactly that size (each through `transform`) and
+    /// shrinks the stack to `start`.
+    @inline(__always)
+    mutating func take<T>(from start: Int, _ transform: (consuming Element) -> T) -> [T] {
+        let n = count - start
+        let source = base + start
+        count = start
+        return [T](unsafeUninitializedCapacity: n) { buffer, initialized in
+            for i in 0..<n { (buffer.baseAddress! + i).initialize(to: transform((source + i).move())) }
+            initialized = n
+        }
+    }
+
+    /// Drops the elements from `start` up.
+    mutating func removeAll(from start: Int) {
+        (base + start).deinitialize(count: count - start)
+        count = start
+    }
+
+    /// Drops the elements and frees the stack's own memory (the owner's last use).
+    func release() {
+        base.deinitialize(count: count)
+        if ownsBase { base.deallocate() }
+    }
+}
+
+struct JSONParser: ~Copyable {
     private let bytes: UnsafePointer<UInt8>
     private let count: Int
     private var pos = 0
@@ -25,34 +130,30 @@ struct JSONParser {
     private let duplicateKeys: JSONCodec.DuplicateKeyPolicy
     private var scratch: [UInt8] = []
 
-    private struct CachedString {
-        var low: UInt64
-        var high: UInt64  // the top byte holds the length, so an empty slot (all ones) never matches
-        var string: String
-    }
-
-    /// Empty until the first short string of an input long enough to repay building it (a small
-    /// document would spend more on the table than it saves).
-    private var stringCache: [CachedString] = []
-    private let cachesStrings: Bool
-    /// The inputs long enough for ``stringCache``.
-    private static let cacheThreshold = 4096
-    /// Member-name arrays of recently closed objects, by member count: objects of the same layout (the
-    /// elements of a list) share one `keys` array instead of each allocating its own.
-    private var sharedKeys: [[String]] = []
+    /// Whether short strings are built from their bytes directly (``smallStringsFromBits``).
+    private let buildsSmallStrings = Self.smallStringsFromBits
+    /// Member-name arrays of recently closed objects, by member count modulo ``sharedSlots``: objects of the
+    /// same layout (the elements of a list) share one `keys` array instead of each allocating its own.
+    /// `nil` until the first object closes.
+    private var sharedKeys: UnsafeMutablePointer<[String]>?
+    private static let sharedSlots = 8
     /// Whether the last string had escapes or non-ASCII bytes: such member names are compared as
     /// `String`s (canonical equivalence, as `Value.Object` compares them), not byte for byte.
     private var lastStringHadEscapes = false
 
-    // Members of all open containers, innermost last: elements and values, names, and for each name the
-    // byte offset of its opening quote and its raw length between the quotes (-1 when it had escapes).
-    // The stacks never shrink: slots at and above the tops hold trivial placeholders (`.null`, `""`), or
-    // names already shared with a closed object (``sharedKeys(from:)``), overwritten when reused.
-    private var values: [Value] = []
-    private var keys: [String] = []
-    private var spans: [Int] = []
-    private var valueTop = 0
-    private var keyTop = 0
+    /// A member name of an open object: the name, the byte offset of its opening quote and its raw length
+    /// between the quotes (-1 when it had escapes or non-ASCII bytes).
+    private struct MemberName {
+        var name: String
+        var start: Int
+        var length: Int
+    }
+
+    // Members of all open containers, innermost last: elements and values, and names.
+    private var values: RawStack<Value>
+    private var names: RawStack<MemberName>
+    private var valueTop: Int { values.count }
+    private var keyTop: Int { names.count }
 
     /// One open container: where its elements and names start on the stacks.
     private struct Frame {
@@ -61,36 +162,54 @@ struct JSONParser {
         var keyStart: Int
     }
 
+    /// The open containers, innermost last.
+    private var frames: RawStack<Frame>
+    /// The first slots of the three stacks, in one allocation (most documents never need more).
+    private let slots: UnsafeMutableRawPointer
+
     init(bytes: UnsafePointer<UInt8>, count: Int, limits: DecodingLimits, duplicateKeys: JSONCodec.DuplicateKeyPolicy) {
         self.bytes = bytes
         self.count = count
         self.maximumDepth = limits.maximumDepth
         self.limits = limits
         self.duplicateKeys = duplicateKeys
-        cachesStrings = count >= Self.cacheThreshold
-        values.reserveCapacity(64)
-        keys.reserveCapacity(32)
-        spans.reserveCapacity(64)
+        let valueBytes = RawStack<Value>.bytes(32)
+        let nameBytes = RawStack<MemberName>.bytes(16)
+        slots = .allocate(byteCount: valueBytes + nameBytes + RawStack<Frame>.bytes(8), alignment: 16)
+        values = RawStack(slots: slots, capacity: 32)
+        names = RawStack(slots: slots + valueBytes, capacity: 16)
+        frames = RawStack(slots: slots + valueBytes + nameBytes, capacity: 8)
+    }
+
+    deinit {
+        values.release()
+        names.release()
+        frames.release()
+        slots.deallocate()
+        if let sharedKeys {
+            sharedKeys.deinitialize(count: Self.sharedSlots)
+            sharedKeys.deallocate()
+        }
     }
 
     // MARK: - Structure
 
     /// Parses the whole input as exactly one JSON value surrounded by optional whitespace.
     mutating func parse() throws(JSONParseFailure) -> Value {
-        var frames: [Frame] = []
-        frames.reserveCapacity(16)
         var value: Value
 
         parsing: while true {
             skipWhitespace()
             guard pos < count else {
-                throw fail(frames.isEmpty && valueTop == 0 ? "the input is empty" : "unexpected end of input")
+                throw fail(frames.count == 0 && valueTop == 0 ? "the input is empty" : "unexpected end of input")
             }
             totalValues += 1
             if totalValues > limits.maximumTotalValues {
                 throw limitFailure("the document holds more values", "maximumTotalValues", limits.maximumTotalValues)
             }
-            if let frame = frames.last, valueTop - frame.valueStart >= limits.maximumContainerCount {
+            if frames.count > 0, case let frame = frames.base[frames.count - 1],
+                valueTop - frame.valueStart >= limits.maximumContainerCount
+            {
                 throw limitFailure(
                     frame.isObject ? "an object has more members" : "an array has more elements",
                     "maximumContainerCount", limits.maximumContainerCount)
@@ -104,7 +223,7 @@ struct JSONParser {
                     pos += 1
                     value = .object(Value.Object())
                 } else {
-                    frames.append(Frame(isObject: true, valueStart: valueTop, keyStart: keyTop))
+                    frames.push(Frame(isObject: true, valueStart: valueTop, keyStart: keyTop))
                     try parseMemberName()
                     continue parsing
                 }
@@ -116,7 +235,7 @@ struct JSONParser {
                     pos += 1
                     value = .array([])
                 } else {
-                    frames.append(Frame(isObject: false, valueStart: valueTop, keyStart: keyTop))
+                    frames.push(Frame(isObject: false, valueStart: valueTop, keyStart: keyTop))
                     continue parsing
                 }
             case UInt8(ascii: "\""):
@@ -132,7 +251,7 @@ struct JSONParser {
                 value = .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 value = try parseNumber()
-            case UInt8(ascii: "]") where frames.last.map { !$0.isObject } ?? false:
+            case UInt8(ascii: "]") where frames.count > 0 && !frames.base[frames.count - 1].isObject:
                 throw fail("a trailing comma before ']' is not allowed")
             case UInt8(ascii: "}"):
                 throw fail("unexpected '}'")
@@ -142,17 +261,15 @@ struct JSONParser {
 
             // Attach the finished value to the open container; close containers as they end.
             while true {
-                guard let frame = frames.last else {
+                guard frames.count > 0 else {
                     skipWhitespace()
                     guard pos == count else { throw fail("unexpected \(describe(bytes[pos])) after the value") }
                     return value
                 }
-                if valueTop < values.count {
-                    values[valueTop] = value
-                } else {
-                    values.append(value)
-                }
-                valueTop += 1
+                let frame = frames.base[frames.count - 1]
+                var moved = Value.null  // moves the value onto the stack, leaving a trivial one
+                swap(&moved, &value)
+                values.push(moved)
                 skipWhitespace()
                 guard pos < count else {
                     throw fail(frame.isObject ? "unexpected end of input in an object" : "unexpected end of input in an array")
@@ -177,7 +294,7 @@ struct JSONParser {
                         throw fail("expected ',' or ']' after an array element, found \(describe(c))")
                     }
                     pos += 1
-                    value = .array(takeValues(from: frame.valueStart))
+                    value = .array(values.take(from: frame.valueStart) { $0 })
                 }
                 frames.removeLast()
             }
@@ -195,98 +312,96 @@ struct JSONParser {
         JSONParseFailure(code: .sizeLimitExceeded, reason: "\(what) than the limit \(limit) = \(value)", offset: offset ?? pos)
     }
 
-    /// Moves `values[start...]` into a new array of exactly that size and shrinks the stack.
-    private mutating func takeValues(from start: Int) -> [Value] {
-        let n = valueTop - start
-        let taken = [Value](unsafeUninitializedCapacity: n) { buffer, initialized in
-            values.withUnsafeMutableBufferPointer { stack in
-                let source = stack.baseAddress! + start
-                buffer.baseAddress!.moveInitialize(from: source, count: n)
-                source.initialize(repeating: .null, count: n)
-            }
-            initialized = n
-        }
-        valueTop = start
-        return taken
+    /// The slots of ``sharedKeys``, allocated on first use.
+    private mutating func sharedSlots() -> UnsafeMutablePointer<[String]> {
+        if let sharedKeys { return sharedKeys }
+        let shared = UnsafeMutablePointer<[String]>.allocate(capacity: Self.sharedSlots)
+        shared.initialize(repeating: [], count: Self.sharedSlots)
+        sharedKeys = shared
+        return shared
     }
 
-    private mutating func takeKeys(from start: Int) -> [String] {
+    /// The array of an earlier object with the member names from `start` up, in the same order (the names
+    /// are then dropped from the stack), or `nil`. Its names are unique, so these are too.
+    private mutating func sharedMatch(from start: Int) -> [String]? {
         let n = keyTop - start
-        let taken = [String](unsafeUninitializedCapacity: n) { buffer, initialized in
-            keys.withUnsafeMutableBufferPointer { stack in
-                let source = stack.baseAddress! + start
-                buffer.baseAddress!.moveInitialize(from: source, count: n)
-                source.initialize(repeating: "", count: n)
-            }
-            initialized = n
+        let shared = sharedSlots() + n % Self.sharedSlots
+        guard shared.pointee.count == n else { return nil }
+        let stack = names.base + start
+        let same = shared.pointee.withUnsafeBufferPointer { shared in
+            var i = 0
+            while i < n, shared[i] == stack[i].name { i += 1 }
+            return i == n
         }
-        keyTop = start
+        guard same else { return nil }
+        names.removeAll(from: start)
+        return shared.pointee
+    }
+
+    /// The member names from `start` up, taken off the stack and kept for later objects of that layout.
+    private mutating func share(from start: Int) -> [String] {
+        let taken = names.take(from: start) { $0.name }
+        sharedSlots()[taken.count % Self.sharedSlots] = taken
         return taken
     }
 
     /// Builds the object of the closing frame, applying the duplicate-key policy.
-    /// The member names from `start` up (taken off the stack), as the array of an earlier object with
-    /// the same names in the same order when there is one.
-    private mutating func sharedKeys(from start: Int) -> [String] {
-        let n = keyTop - start
-        let slot = n & 7
-        if slot < sharedKeys.count, sharedKeys[slot].count == n {
-            let same = sharedKeys[slot].withUnsafeBufferPointer { shared in
-                keys.withUnsafeBufferPointer { stack in
-                    var i = 0
-                    while i < n, shared[i] == stack[start + i] { i += 1 }
-                    return i == n
-                }
-            }
-            if same {
-                keyTop = start
-                return sharedKeys[slot]
-            }
-        }
-        let taken = takeKeys(from: start)
-        if sharedKeys.isEmpty { sharedKeys = [[String]](repeating: [], count: 8) }
-        sharedKeys[slot] = taken
-        return taken
-    }
-
     private mutating func closeObject(_ frame: Frame) throws(JSONParseFailure) -> Value.Object {
         let n = keyTop - frame.keyStart
-        if n <= 16 && !hasDuplicateOrEscapedKey(from: frame.keyStart) {
-            return Value.Object(uncheckedUniqueKeys: sharedKeys(from: frame.keyStart), values: takeValues(from: frame.valueStart))
+        if n <= 16 && allPlain(from: frame.keyStart) {
+            // Plain names, compared byte for byte: the layout of an earlier object, or new and unique.
+            if let keys = sharedMatch(from: frame.keyStart) {
+                return Value.Object(uncheckedUniqueKeys: keys, values: values.take(from: frame.valueStart) { $0 })
+            }
+            if !hasDuplicateKey(from: frame.keyStart) {
+                let keys = share(from: frame.keyStart)
+                return Value.Object(uncheckedUniqueKeys: keys, values: values.take(from: frame.valueStart) { $0 })
+            }
         }
         var object = Value.Object(minimumCapacity: n)
         for i in 0..<n {
-            let key = keys[frame.keyStart + i]
+            let key = names.base[frame.keyStart + i].name
             if object.contains(key) {
                 switch duplicateKeys.base {
-                case .lastWins: object.updateValue(values[frame.valueStart + i], forKey: key)
+                case .lastWins: object.updateValue(values.base[frame.valueStart + i], forKey: key)
                 case .firstWins: break
                 case .reject:
                     throw JSONParseFailure(
                         code: .malformedInput, reason: "the member name \"\(key)\" appears twice",
-                        offset: spans[2 * (frame.keyStart + i)])
+                        offset: names.base[frame.keyStart + i].start)
                 }
             } else {
-                object.append(key, values[frame.valueStart + i])
+                object.append(key, values.base[frame.valueStart + i])
             }
         }
-        _ = takeKeys(from: frame.keyStart)
-        _ = takeValues(from: frame.valueStart)
+        names.removeAll(from: frame.keyStart)
+        values.removeAll(from: frame.valueStart)
         return object
     }
 
-    /// Compares the raw names of a small object pairwise (lengths first); escaped names need the slow path.
-    private func hasDuplicateOrEscapedKey(from keyStart: Int) -> Bool {
+    /// Whether the names from `keyStart` up are all plain ASCII without escapes (so equal names are equal
+    /// bytes).
+    private func allPlain(from keyStart: Int) -> Bool {
+        var i = keyStart
+        while i < keyTop {
+            if names.base[i].length < 0 { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// Compares the plain names of a small object pairwise, byte for byte (lengths first).
+    private func hasDuplicateKey(from keyStart: Int) -> Bool {
         let end = keyTop
+        let names = names.base
         var i = keyStart
         while i < end {
-            let length = spans[2 * i + 1]
-            if length < 0 { return true }
-            let name = bytes + spans[2 * i] + 1
+            let length = names[i].length
+            let name = bytes + names[i].start + 1
             var j = keyStart
             while j < i {
-                if spans[2 * j + 1] == length {
-                    let other = bytes + spans[2 * j] + 1
+                if names[j].length == length {
+                    let other = bytes + names[j].start + 1
                     var k = 0
                     while k < length && name[k] == other[k] { k += 1 }
                     if k == length { return true }
@@ -306,18 +421,9 @@ struct JSONParser {
             throw fail("expected a member name in double quotes, found \(describe(bytes[pos]))")
         }
         let start = pos
-        let name = try parseString(cacheBase: 0)
+        let name = try parseString()
         let length = lastStringHadEscapes ? -1 : pos - start - 2
-        if keyTop < keys.count {
-            keys[keyTop] = name
-            spans[2 * keyTop] = start
-            spans[2 * keyTop + 1] = length
-        } else {
-            keys.append(name)
-            spans.append(start)
-            spans.append(length)
-        }
-        keyTop += 1
+        names.push(MemberName(name: name, start: start, length: length))
         skipWhitespace()
         guard pos < count, bytes[pos] == UInt8(ascii: ":") else {
             throw fail(pos < count ? "expected ':' after a member name, found \(describe(bytes[pos]))"
@@ -350,17 +456,20 @@ struct JSONParser {
     // MARK: - Strings
 
     /// Parses a string; the cursor is at the opening quote and ends after the closing quote.
-    /// `cacheBase` picks the half of the short-string cache: member names (0) and values (64) are kept
-    /// apart so that one-off values cannot evict the names, which repeat in every object.
-    private mutating func parseString(cacheBase: Int = 64) throws(JSONParseFailure) -> String {
+    private mutating func parseString() throws(JSONParseFailure) -> String {
         lastStringHadEscapes = false
         pos += 1
         let begin = pos
         var p = pos
         while true {
-            // Skip eight plain ASCII bytes at a time.
-            while p + 8 <= count, !Self.needsAttention(UnsafeRawPointer(bytes + p).loadUnaligned(as: UInt64.self)) {
-                p += 8
+            // Eight bytes at a time, straight to the first one that needs attention.
+            if p + 8 <= count {
+                let lanes = JSONLanes.attention(UnsafeRawPointer(bytes + p).loadUnaligned(as: UInt64.self))
+                if lanes == 0 {
+                    p += 8
+                    continue
+                }
+                p += JSONLanes.first(lanes)
             }
             guard p < count else {
                 pos = p
@@ -372,7 +481,7 @@ struct JSONParser {
                     throw limitFailure("a string is longer", "maximumStringLength", limits.maximumStringLength, at: begin - 1)
                 }
                 pos = p + 1
-                if p - begin <= 15 { return shortString(begin, p - begin, cacheBase) }
+                if p - begin <= 15 { return shortString(begin, p - begin) }
                 return String(decoding: UnsafeBufferPointer(start: bytes + begin, count: p - begin), as: UTF8.self)
             } else if b == UInt8(ascii: "\\") {
                 lastStringHadEscapes = true
@@ -389,51 +498,76 @@ struct JSONParser {
         }
     }
 
-    /// A string of at most 15 bytes (stored inline by `String`), from a small cache keyed by its bytes:
-    /// member names and short values repeat a lot, and a hit skips validating and building the string.
+    /// A string of at most 15 valid UTF-8 bytes, which `String` stores inline (a "small string", no
+    /// allocation): built from its bytes without validating them again when ``buildsSmallStrings``.
     @inline(__always)
-    private mutating func shortString(_ begin: Int, _ length: Int, _ cacheBase: Int) -> String {
-        var low: UInt64 = 0
-        var high: UInt64 = 0
-        withUnsafeMutableBytes(of: &low) { low in
-            withUnsafeMutableBytes(of: &high) { high in
-                var i = 0
-                while i < length && i < 8 {
-                    low[i] = bytes[begin + i]
-                    i += 1
+    private func shortString(_ begin: Int, _ length: Int) -> String {
+        #if _endian(little) && _pointerBitWidth(_64)
+        if buildsSmallStrings {
+            var low: UInt64 = 0
+            var high: UInt64 = 0
+            if begin + 16 <= count {
+                // Two loads and masks.
+                let raw = UnsafeRawPointer(bytes + begin)
+                low = raw.loadUnaligned(as: UInt64.self)
+                high = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                if length < 8 {
+                    low &= (1 &<< UInt64(truncatingIfNeeded: 8 * length)) &- 1
+                    high = 0
+                } else {
+                    high &= (1 &<< UInt64(truncatingIfNeeded: 8 * (length - 8))) &- 1
                 }
-                while i < length {
-                    high[i - 8] = bytes[begin + i]
-                    i += 1
+            } else {
+                withUnsafeMutableBytes(of: &low) { low in
+                    withUnsafeMutableBytes(of: &high) { high in
+                        for i in 0..<length {
+                            if i < 8 { low[i] = bytes[begin + i] } else { high[i - 8] = bytes[begin + i] }
+                        }
+                    }
                 }
-                high[7] = UInt8(truncatingIfNeeded: length)  // byte 15 is never part of a short string
             }
+            return Self.smallString(low, high, count: length, isASCII: !lastStringHadEscapes)
         }
-        guard cachesStrings else {
-            return String(decoding: UnsafeBufferPointer(start: bytes + begin, count: length), as: UTF8.self)
-        }
-        if stringCache.isEmpty {
-            stringCache = [CachedString](repeating: CachedString(low: 0, high: .max, string: ""), count: 128)
-        }
-        let slot = cacheBase + Int(truncatingIfNeeded: (((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xBF58_476D_1CE4_E5B9) >> 58)
-        if stringCache[slot].low == low && stringCache[slot].high == high { return stringCache[slot].string }
-        let string = String(decoding: UnsafeBufferPointer(start: bytes + begin, count: length), as: UTF8.self)
-        stringCache[slot] = CachedString(low: low, high: high, string: string)
-        return string
+        #endif
+        return String(decoding: UnsafeBufferPointer(start: bytes + begin, count: length), as: UTF8.self)
     }
 
-    /// Whether any of the eight bytes is `"`, `\`, a control character or non-ASCII.
+    /// The small `String` of the `count` (at most 15) valid UTF-8 bytes in `low` and `high` (little-endian,
+    /// the rest zero): the standard library's inline layout on 64-bit platforms, the bytes followed by a
+    /// discriminator byte (small, immortal, ASCII or not) holding the count. ``smallStringsFromBits``
+    /// checks that layout against strings the standard library builds before the parser relies on it.
     @inline(__always)
-    private static func needsAttention(_ x: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let quote = x ^ (ones &* 0x22)
-        let backslash = x ^ (ones &* 0x5C)
-        let hasQuote = (quote &- ones) & ~quote
-        let hasBackslash = (backslash &- ones) & ~backslash
-        let hasControl = (x &- ones &* 0x20) & ~x
-        return (hasQuote | hasBackslash | hasControl | x) & high != 0
+    private static func smallString(_ low: UInt64, _ high: UInt64, count: Int, isASCII: Bool) -> String {
+        let discriminator: UInt64 = (isASCII ? 0xE0 : 0xA0) | UInt64(truncatingIfNeeded: count)
+        return unsafeBitCast((low, high | discriminator &<< 56), to: String.self)
     }
+
+    /// Whether ``smallString(_:_:count:isASCII:)`` builds exactly the strings the standard library builds
+    /// (compared bit for bit, never used as strings unless equal), ASCII and not, empty to 15 bytes.
+    private static let smallStringsFromBits: Bool = {
+        #if _endian(little) && _pointerBitWidth(_64)
+        let samples: [[UInt8]] = [[], Array("a".utf8), Array("0123456789abcde".utf8), Array("zoë".utf8), Array("é€😀".utf8)]
+        for sample in samples {
+            var low: UInt64 = 0
+            var high: UInt64 = 0
+            withUnsafeMutableBytes(of: &low) { low in
+                withUnsafeMutableBytes(of: &high) { high in
+                    for (i, byte) in sample.enumerated() {
+                        if i < 8 { low[i] = byte } else { high[i - 8] = byte }
+                    }
+                }
+            }
+            let isASCII = sample.allSatisfy { $0 < 0x80 }
+            let discriminator: UInt64 = (isASCII ? 0xE0 : 0xA0) | UInt64(sample.count)
+            let expected = (low, high | discriminator << 56)
+            let built = unsafeBitCast(String(decoding: sample, as: UTF8.self), to: (UInt64, UInt64).self)
+            guard built == expected else { return false }
+        }
+        return true
+        #else
+        return false
+        #endif
+    }()
 
     /// Checks one multi-byte UTF-8 sequence starting at `p`; returns the offset after it.
     @inline(__always)

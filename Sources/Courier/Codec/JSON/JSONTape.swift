@@ -206,7 +206,7 @@ enum JSONTape {
             var escaped = false
             var exotic = false
             while true {
-                while p + 8 <= count, !JSONTape.needsAttention(UnsafeRawPointer(bytes + p).loadUnaligned(as: UInt64.self)) {
+                while p + 8 <= count, JSONLanes.attention(UnsafeRawPointer(bytes + p).loadUnaligned(as: UInt64.self)) == 0 {
                     p += 8
                 }
                 guard p < count else { return false }
@@ -311,19 +311,6 @@ enum JSONTape {
             i += 1
         }
         return true
-    }
-
-    /// Whether any of the eight bytes is `"`, `\`, a control character or non-ASCII.
-    @inline(__always)
-    static func needsAttention(_ x: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let quote = x ^ (ones &* 0x22)
-        let backslash = x ^ (ones &* 0x5C)
-        let hasQuote = (quote &- ones) & ~quote
-        let hasBackslash = (backslash &- ones) & ~backslash
-        let hasControl = (x &- ones &* 0x20) & ~x
-        return (hasQuote | hasBackslash | hasControl | x) & high != 0
     }
 
     /// Checks one multi-byte UTF-8 sequence at `p`; the offset after it, or `nil` when it is invalid.

@@ -24,6 +24,8 @@ final class JSONTypedEncodingState {
     @exclusivity(unchecked) var frames: [Frame] = []
     /// The member names written in the open objects (for repeated names).
     @exclusivity(unchecked) var names: [String] = []
+    /// The names of the open objects with many members, as sets, innermost last (``Frame/hasNameSet``).
+    @exclusivity(unchecked) var nameSets: [Set<String>] = []
     /// Finished child encoders nobody else holds, reused for the next children (one allocation per
     /// nesting level rather than per nested value). Emptied by ``drain()``: the encoders hold the state.
     @exclusivity(unchecked) var pool: [JSONTypedEncoding] = []
@@ -34,7 +36,9 @@ final class JSONTypedEncodingState {
         let depth: Int
         var count = 0
         let namesStart: Int
-        var nameSet: Set<String>?
+        /// Whether the names are in a set (the last of ``nameSets``) rather than compared one by one:
+        /// the frame stays plain data, cheap to copy.
+        var hasNameSet = false
         /// A one-bit-per-name summary of the names written (``nameBit(_:)``): a name whose bit is not
         /// set is new without comparing it to the others.
         var nameBits: UInt64 = 0
@@ -88,7 +92,7 @@ final class JSONTypedEncodingState {
     func insertName(_ name: String) -> Bool {
         let top = frames.count - 1
         let start = frames[top].namesStart
-        if frames[top].nameSet != nil { return frames[top].nameSet!.insert(name).inserted }
+        if frames[top].hasNameSet { return nameSets[nameSets.count - 1].insert(name).inserted }
         if names.count - start < 16 {
             let bit = Self.nameBit(name)
             if frames[top].nameBits & bit != 0 {
@@ -100,7 +104,8 @@ final class JSONTypedEncodingState {
         }
         var set = Set(names[start...])
         let inserted = set.insert(name).inserted
-        frames[top].nameSet = set
+        nameSets.append(set)
+        frames[top].hasNameSet = true
         return inserted
     }
 }
@@ -190,6 +195,7 @@ final class JSONTypedEncoding: Encoder, SingleValueEncodingContainer {
             if state.pretty && top.count > 0 { state.writer.newline(depth) }
             state.writer.output.append(top.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
             state.names.removeSubrange(top.namesStart...)
+            if top.hasNameSet { state.nameSets.removeLast() }
             state.frames.removeLast()
         }
     }
@@ -262,13 +268,9 @@ final class JSONTypedEncoding: Encoder, SingleValueEncodingContainer {
     }
 
     @inline(__always)
-    func writeInteger<T: FixedWidthInteger>(_ v: T) {
-        if v < 0 {
-            state.writer.output.append(UInt8(ascii: "-"))
-            state.writer.writeDigits(UInt64(v.magnitude))
-        } else {
-            state.writer.writeDigits(UInt64(v))
-        }
+    func writeInteger(_ v: Int64) {
+        if v < 0 { state.writer.output.append(UInt8(ascii: "-")) }
+        state.writer.writeDigits(v.magnitude)
     }
 
     // MARK: SingleValueEncodingContainer
@@ -300,16 +302,16 @@ final class JSONTypedEncoding: Encoder, SingleValueEncodingContainer {
         try scalar()
         try writeFloat(value)
     }
-    func encode(_ value: Int) throws { try integer(value) }
-    func encode(_ value: Int8) throws { try integer(value) }
-    func encode(_ value: Int16) throws { try integer(value) }
-    func encode(_ value: Int32) throws { try integer(value) }
+    func encode(_ value: Int) throws { try integer(Int64(value)) }
+    func encode(_ value: Int8) throws { try integer(Int64(value)) }
+    func encode(_ value: Int16) throws { try integer(Int64(value)) }
+    func encode(_ value: Int32) throws { try integer(Int64(value)) }
     func encode(_ value: Int64) throws { try integer(value) }
-    func encode(_ value: UInt) throws { try integer(value) }
-    func encode(_ value: UInt8) throws { try integer(value) }
-    func encode(_ value: UInt16) throws { try integer(value) }
-    func encode(_ value: UInt32) throws { try integer(value) }
-    func encode(_ value: UInt64) throws { try integer(value) }
+    func encode(_ value: UInt) throws { try unsigned(UInt64(value)) }
+    func encode(_ value: UInt8) throws { try unsigned(UInt64(value)) }
+    func encode(_ value: UInt16) throws { try unsigned(UInt64(value)) }
+    func encode(_ value: UInt32) throws { try unsigned(UInt64(value)) }
+    func encode(_ value: UInt64) throws { try unsigned(value) }
     func encode<T: Encodable>(_ value: T) throws { try box(value, component: nil, depth: depth) }
 
     @inline(__always)
@@ -318,9 +320,14 @@ final class JSONTypedEncoding: Encoder, SingleValueEncodingContainer {
             || T.self == Decimal.self
     }
 
-    private func integer<T: FixedWidthInteger>(_ value: T) throws {
+    private func integer(_ value: Int64) throws {
         try scalar()
         writeInteger(value)
+    }
+
+    private func unsigned(_ value: UInt64) throws {
+        try scalar()
+        state.writer.writeDigits(value)
     }
 }
 
@@ -370,24 +377,29 @@ private struct JSONTypedKeyedContainer<Key: CodingKey>: KeyedEncodingContainerPr
         _ = try member(key)
         try encoder.writeFloat(value)
     }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try integer(Int64(value), key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(Int64(value), key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(Int64(value), key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(Int64(value), key) }
     mutating func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try unsigned(UInt64(value), key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try unsigned(UInt64(value), key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try unsigned(UInt64(value), key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try unsigned(UInt64(value), key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try unsigned(value, key) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         let name = try member(key)
         try encoder.box(value, component: .key(name), depth: encoder.depth + 1)
     }
 
-    private func integer<T: FixedWidthInteger>(_ value: T, _ key: Key) throws {
+    private func integer(_ value: Int64, _ key: Key) throws {
         _ = try member(key)
         encoder.writeInteger(value)
+    }
+
+    private func unsigned(_ value: UInt64, _ key: Key) throws {
+        _ = try member(key)
+        encoder.state.writer.writeDigits(value)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -452,24 +464,29 @@ private struct JSONTypedUnkeyedContainer: UnkeyedEncodingContainer {
         try element()
         try encoder.writeFloat(value)
     }
-    mutating func encode(_ value: Int) throws { try integer(value) }
-    mutating func encode(_ value: Int8) throws { try integer(value) }
-    mutating func encode(_ value: Int16) throws { try integer(value) }
-    mutating func encode(_ value: Int32) throws { try integer(value) }
+    mutating func encode(_ value: Int) throws { try integer(Int64(value)) }
+    mutating func encode(_ value: Int8) throws { try integer(Int64(value)) }
+    mutating func encode(_ value: Int16) throws { try integer(Int64(value)) }
+    mutating func encode(_ value: Int32) throws { try integer(Int64(value)) }
     mutating func encode(_ value: Int64) throws { try integer(value) }
-    mutating func encode(_ value: UInt) throws { try integer(value) }
-    mutating func encode(_ value: UInt8) throws { try integer(value) }
-    mutating func encode(_ value: UInt16) throws { try integer(value) }
-    mutating func encode(_ value: UInt32) throws { try integer(value) }
-    mutating func encode(_ value: UInt64) throws { try integer(value) }
+    mutating func encode(_ value: UInt) throws { try unsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt8) throws { try unsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt16) throws { try unsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt32) throws { try unsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt64) throws { try unsigned(value) }
     mutating func encode<T: Encodable>(_ value: T) throws {
         try element()
         try encoder.box(value, component: .index(count - 1), depth: encoder.depth + 1)
     }
 
-    private mutating func integer<T: FixedWidthInteger>(_ value: T) throws {
+    private mutating func integer(_ value: Int64) throws {
         try element()
         encoder.writeInteger(value)
+    }
+
+    private mutating func unsigned(_ value: UInt64) throws {
+        try element()
+        encoder.state.writer.writeDigits(value)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -493,7 +510,7 @@ private struct JSONTypedUnkeyedContainer: UnkeyedEncodingContainer {
 extension JSONCodec {
     /// The direct path of ``encode(model:hints:encoder:)``; `nil` when the Value path must answer
     /// (sorted keys, a shape the stream cannot follow, or any error, which the Value path then reports).
-    func encodeDirect<T: Encodable>(_ model: T, encoder: ValueEncoder) -> [UInt8]? {
+    func encodeDirect<T: Encodable>(_ model: T, encoder: ValueEncoder) -> JSONOutput? {
         guard !options.sortedKeys, T.self != Value.self else { return nil }
         let encodingOptions = EncodingOptions(
             dateStrategy: encoder.dateStrategy, dataStrategy: encoder.dataStrategy, keyStrategy: encoder.keyStrategy,

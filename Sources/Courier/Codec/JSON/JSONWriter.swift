@@ -1,7 +1,96 @@
-// Writes a `Value` as JSON text into a reserved `[UInt8]`.
+// Writes a `Value` as JSON text into a growable raw byte buffer (``JSONOutput``).
+
+/// The owner of a ``JSONOutput``'s memory: frees it when the last copy of the output is gone.
+final class JSONOutputStorage {
+    var base: UnsafeMutablePointer<UInt8>
+
+    init(capacity: Int) {
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+}
+
+/// A growable byte buffer in raw memory: appends check the capacity only (no array uniqueness or bounds
+/// checks), which is most of the cost of writing JSON a byte or a short run at a time. Only the one writer
+/// that made it appends to it; ``bytes`` copies the text out.
+struct JSONOutput {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+    private let storage: JSONOutputStorage
+
+    init(capacity: Int) {
+        let capacity = max(capacity, 16)
+        storage = JSONOutputStorage(capacity: capacity)
+        base = storage.base
+        self.capacity = capacity
+    }
+
+    /// The text written so far.
+    var bytes: [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if count > 0 { buffer.baseAddress!.initialize(from: base, count: count) }
+            initialized = count
+        }
+    }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    mutating func reserve(_ extra: Int) {
+        if capacity - count < extra { grow(extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(_ extra: Int) {
+        let newCapacity = max(capacity * 2, count + extra)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.initialize(from: base, count: count)
+        base.deallocate()
+        storage.base = newBase
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    /// Appends `byte` where ``reserve(_:)`` made room.
+    @inline(__always)
+    mutating func appendReserved(_ byte: UInt8) {
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count)
+        if let source = bytes.baseAddress { (base + count).initialize(from: source, count: bytes.count) }
+        count += bytes.count
+    }
+
+    /// Counts `n` bytes written straight at `base + count`, where ``reserve(_:)`` made room.
+    @inline(__always)
+    mutating func advance(by n: Int) {
+        count += n
+    }
+
+    /// Appends `bytes` where ``reserve(_:)`` made room.
+    @inline(__always)
+    mutating func appendReserved(_ bytes: UnsafePointer<UInt8>, count n: Int) {
+        (base + count).initialize(from: bytes, count: n)
+        count += n
+    }
+}
 
 struct JSONWriter {
-    var output: [UInt8] = []
+    var output: JSONOutput
     private let pretty: Bool
     private let sortedKeys: Bool
     private let escapeSlashes: Bool
@@ -18,7 +107,7 @@ struct JSONWriter {
         sortedKeys = options.sortedKeys
         escapeSlashes = options.escapeSlashes
         maximumDepth = options.maximumDepth
-        output.reserveCapacity(capacity)
+        output = JSONOutput(capacity: capacity)
     }
 
     /// `value` as compact JSON text for people (see ``lenient``); never fails.
@@ -32,7 +121,7 @@ struct JSONWriter {
         } catch {
             return "<\(error)>"
         }
-        return String(decoding: writer.output, as: UTF8.self)
+        return String(decoding: writer.output.bytes, as: UTF8.self)
     }
 
     /// Writes `value`; the coding path is rebuilt only when an error is thrown.
@@ -75,9 +164,10 @@ struct JSONWriter {
             text.withUTF8 { output.append(contentsOf: $0) }
         case .string(let s): writeString(s)
         case .bytes(let b):
-            output.append(UInt8(ascii: "\""))
-            Base64.encode(b, into: &output)
-            output.append(UInt8(ascii: "\""))
+            var text: [UInt8] = [UInt8(ascii: "\"")]
+            Base64.encode(b, into: &text)
+            text.append(UInt8(ascii: "\""))
+            text.withUnsafeBufferPointer { output.append(contentsOf: $0) }
         case .array(let elements):
             guard depth < maximumDepth else {
                 if lenient { return append("[…]") }
@@ -145,66 +235,114 @@ struct JSONWriter {
     }
 
     mutating func newline(_ depth: Int) {
-        output.append(UInt8(ascii: "\n"))
-        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
+        output.reserve(1 + depth * 2)
+        output.appendReserved(UInt8(ascii: "\n"))
+        for _ in 0..<depth * 2 { output.appendReserved(UInt8(ascii: " ")) }
     }
 
+    /// Writes `value` in decimal, straight into the output (no `String`).
     mutating func writeDigits(_ value: UInt64) {
         if value < 10 {
             output.append(UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0"))
             return
         }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var v = value
-            var i = buffer.count
-            while v > 0 {
-                i -= 1
-                buffer[i] = UInt8(truncatingIfNeeded: v % 10) &+ UInt8(ascii: "0")
-                v /= 10
+        var length = 1
+        var scale: UInt64 = 10
+        while length < 20 && value >= scale {
+            length += 1
+            scale = scale &* 10
+        }
+        output.reserve(length)
+        var v = value
+        var i = length
+        let end = output.base + output.count
+        while i > 0 {
+            i -= 1
+            (end + i).initialize(to: UInt8(truncatingIfNeeded: v % 10) &+ UInt8(ascii: "0"))
+            v /= 10
+        }
+        output.advance(by: length)
+    }
+
+    /// Writes `string` in quotes, escaped. A string that needs no escape (most do not) is found so eight
+    /// bytes at a time and copied whole.
+    mutating func writeString(_ string: String) {
+        var string = string
+        string.withUTF8 { utf8 in
+            let n = utf8.count
+            output.reserve(n + 2)
+            output.appendReserved(UInt8(ascii: "\""))
+            if let p = utf8.baseAddress {
+                if isPlain(p, n) {
+                    output.appendReserved(p, count: n)
+                } else {
+                    writeEscaped(p, n)
+                    output.reserve(1)
+                }
             }
-            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[i...]))
+            output.appendReserved(UInt8(ascii: "\""))
         }
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    mutating func writeString(_ string: String) {
-        output.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { utf8 in
-            var runStart = 0
-            for i in 0..<utf8.count {
-                let b = utf8[i]
-                let escape: UInt8
-                switch b {
-                case UInt8(ascii: "\""): escape = UInt8(ascii: "\"")
-                case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
-                case UInt8(ascii: "/"):
-                    guard escapeSlashes else { continue }
-                    escape = UInt8(ascii: "/")
-                case 0x0A: escape = UInt8(ascii: "n")
-                case 0x0D: escape = UInt8(ascii: "r")
-                case 0x09: escape = UInt8(ascii: "t")
-                case 0x08: escape = UInt8(ascii: "b")
-                case 0x0C: escape = UInt8(ascii: "f")
-                case 0..<0x20: escape = UInt8(ascii: "u")
-                default: continue
-                }
-                if runStart < i { output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
-                output.append(UInt8(ascii: "\\"))
-                output.append(escape)
-                if escape == UInt8(ascii: "u") {
-                    output.append(UInt8(ascii: "0"))
-                    output.append(UInt8(ascii: "0"))
-                    output.append(Self.hexDigits[Int(b >> 4)])
-                    output.append(Self.hexDigits[Int(b & 0xF)])
-                }
-                runStart = i + 1
-            }
-            if runStart < utf8.count { output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+    /// Whether the `n` bytes at `p` need no escape.
+    @inline(__always)
+    private func isPlain(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        var i = 0
+        while i + 8 <= n {
+            if Self.needsEscape(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self), escapeSlashes) { return false }
+            i += 8
         }
-        output.append(UInt8(ascii: "\""))
+        guard i < n else { return true }
+        // The last few bytes, padded with spaces (which need no escape).
+        var tail: UInt64 = 0x2020_2020_2020_2020
+        withUnsafeMutableBytes(of: &tail) { $0.baseAddress!.copyMemory(from: p + i, byteCount: n - i) }
+        return !Self.needsEscape(tail, escapeSlashes)
+    }
+
+    /// Writes the `n` bytes at `p` escaped (the slow path of ``writeString(_:)``).
+    private mutating func writeEscaped(_ p: UnsafePointer<UInt8>, _ n: Int) {
+        var runStart = 0
+        for i in 0..<n {
+            let b = p[i]
+            guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || (b == UInt8(ascii: "/") && escapeSlashes)
+            else { continue }
+            output.append(contentsOf: UnsafeBufferPointer(start: p + runStart, count: i - runStart))
+            writeEscape(b)
+            runStart = i + 1
+        }
+        output.append(contentsOf: UnsafeBufferPointer(start: p + runStart, count: n - runStart))
+    }
+
+    /// Whether any of the eight bytes is `"`, `\\`, a control character, or `/` when `slashes`.
+    @inline(__always)
+    private static func needsEscape(_ x: UInt64, _ slashes: Bool) -> Bool {
+        var lanes = JSONLanes.equal(x, UInt8(ascii: "\"")) | JSONLanes.equal(x, UInt8(ascii: "\\")) | JSONLanes.below(x, 0x20)
+        if slashes { lanes |= JSONLanes.equal(x, UInt8(ascii: "/")) }
+        return lanes != 0
+    }
+
+    /// Writes the escape of `b` (a control character, `"`, `\` or `/`).
+    private mutating func writeEscape(_ b: UInt8) {
+        let escape: UInt8
+        switch b {
+        case 0x0A: escape = UInt8(ascii: "n")
+        case 0x0D: escape = UInt8(ascii: "r")
+        case 0x09: escape = UInt8(ascii: "t")
+        case 0x08: escape = UInt8(ascii: "b")
+        case 0x0C: escape = UInt8(ascii: "f")
+        case 0..<0x20: escape = UInt8(ascii: "u")
+        default: escape = b
+        }
+        output.reserve(6)
+        output.appendReserved(UInt8(ascii: "\\"))
+        output.appendReserved(escape)
+        if escape == UInt8(ascii: "u") {
+            let hex = StaticString("0123456789abcdef").utf8Start
+            output.appendReserved(UInt8(ascii: "0"))
+            output.appendReserved(UInt8(ascii: "0"))
+            output.appendReserved(hex[Int(b >> 4)])
+            output.appendReserved(hex[Int(b & 0xF)])
+        }
     }
 
     /// Whether `text` follows the JSON number grammar.
