@@ -1,0 +1,250 @@
+/// One field of a message that ``ProtobufRawScanner`` accepted, in wire order. A nested message or group is
+/// followed by the entries of its own fields; ``value`` then says where they end, so a reader skips them in
+/// one step.
+struct ProtobufRawEntry {
+    enum Kind: UInt8 {
+        /// `value` is the varint.
+        case varint
+        /// `value` is the 64-bit value.
+        case fixed64
+        /// `value` is the 32-bit value.
+        case fixed32
+        /// A string or bytes: `value` is the offset of the length prefix (the payload follows it).
+        case lengthDelimited
+        /// A payload read as a nested message: `value` is the index past its last nested entry.
+        case message
+        /// A group: `value` is the index past its last nested entry.
+        case group
+    }
+
+    var value: UInt64
+    var number: UInt32
+    var kind: Kind
+
+    /// The index of the entry after this one and everything nested in it, this one being at `index`.
+    @inline(__always)
+    func next(after index: Int) -> Int {
+        kind.rawValue >= Kind.message.rawValue ? Int(truncatingIfNeeded: value) : index + 1
+    }
+}
+
+/// Why the raw scan stopped; the text is written only for the error that leaves the decoder (a rejected
+/// guess costs no string).
+struct ProtobufRawFailure: Error {
+    enum Reason: UInt8 {
+        case varintTooLong, truncatedVarint, fieldNumberZero, invalidWireType, lengthBeyondEnd
+        case truncatedFixed32, truncatedFixed64, unmatchedEndGroup, unclosedGroup
+        case tooManyValues, tooLong, tooManyFields, groupsTooDeep
+    }
+
+    var reason: Reason
+    var offset: Int
+    /// The reason's numbers: the varint's byte limit, the wire type or field number, the length, the limit.
+    var first: UInt64 = 0
+    var second: UInt64 = 0
+
+    /// Whether a guess that hit this is merely not a message (as opposed to a limit, which is an error).
+    var isMalformed: Bool { reason.rawValue < Reason.tooManyValues.rawValue }
+
+    /// The failure as the wire layer words it.
+    var wireError: WireError {
+        switch reason {
+        case .varintTooLong: return WireError(message: "varint longer than \(first) bytes", offset: offset)
+        case .truncatedVarint: return WireError(message: "truncated varint", offset: offset)
+        case .fieldNumberZero: return WireError(message: "field number 0 is not allowed", offset: offset)
+        case .invalidWireType:
+            return WireError(message: "invalid wire type \(first) for field \(second)", offset: offset)
+        case .lengthBeyondEnd:
+            return WireError(
+                message: "length prefix \(first) exceeds the \(second) bytes that remain", offset: offset)
+        case .truncatedFixed32: return WireError(message: "truncated 32-bit value", offset: offset)
+        case .truncatedFixed64: return WireError(message: "truncated 64-bit value", offset: offset)
+        case .unmatchedEndGroup: return WireError(message: "unmatched end of group \(first)", offset: offset)
+        case .unclosedGroup: return WireError(message: "group \(first) is not closed", offset: offset)
+        case .tooManyValues:
+            return WireError(
+                message: "the message holds more values than the limit maximumTotalValues = \(first)",
+                offset: offset, code: .sizeLimitExceeded)
+        case .tooLong:
+            return WireError(
+                message: "a length-delimited value of \(first) bytes is longer than the limit "
+                    + "maximumStringLength = \(second)",
+                offset: offset, code: .sizeLimitExceeded)
+        case .tooManyFields:
+            return WireError(
+                message: "a message has more fields than the limit maximumContainerCount = \(first)",
+                offset: offset, code: .sizeLimitExceeded)
+        case .groupsTooDeep:
+            return WireError(
+                message: "groups nest deeper than the limit maximumDepth = \(first)", offset: offset,
+                code: .depthLimitExceeded)
+        }
+    }
+}
+
+/// The raw decoder's first pass: checks the bytes and the limits exactly as the guessing parse always did,
+/// and records the fields of every message it accepts on a flat tape, without building anything.
+///
+/// A length-delimited payload is tried as a message once; when the try fails, its entries are dropped from the
+/// tape and it costs no more than the bytes it read (no error text, no values, no strings). Every byte is read
+/// by the innermost try that holds it directly, so nesting does not multiply the work.
+struct ProtobufRawScanner {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let maxDepth: Int
+    let groupDepth: Int
+    let maxTotal: Int
+    let maxFields: Int
+    let maxString: Int
+    /// Values counted so far (messages, scalars, strings), restored when a guessed message is not one.
+    var total = 0
+    var tape: [ProtobufRawEntry] = []
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, limits: DecodingLimits, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+        groupDepth = min(limits.maximumDepth, maxDepth)
+        maxTotal = limits.maximumTotalValues
+        maxFields = limits.maximumContainerCount
+        maxString = limits.maximumStringLength
+        tape.reserveCapacity(min(bytes.count / 4 + 16, 1 << 20))
+    }
+
+    @inline(__always)
+    mutating func count(at offset: Int) throws(ProtobufRawFailure) {
+        total += 1
+        if total > maxTotal {
+            throw ProtobufRawFailure(reason: .tooManyValues, offset: offset, first: UInt64(maxTotal))
+        }
+    }
+
+    @inline(__always)
+    func varint(_ offset: inout Int, _ end: Int, maxBytes: Int) throws(ProtobufRawFailure) -> UInt64 {
+        if offset < end {
+            let byte = bytes[offset]
+            if byte < 0x80 {
+                offset += 1
+                return UInt64(byte)
+            }
+        }
+        return try longVarint(&offset, end, maxBytes: maxBytes)
+    }
+
+    func longVarint(_ offset: inout Int, _ end: Int, maxBytes: Int) throws(ProtobufRawFailure) -> UInt64 {
+        let start = offset
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        var i = offset
+        while i < end {
+            let byte = bytes[i]
+            i += 1
+            if shift < 64 { result |= UInt64(byte & 0x7f) << shift }
+            if byte & 0x80 == 0 {
+                offset = i
+                return result
+            }
+            shift += 7
+            if i - start >= maxBytes {
+                throw ProtobufRawFailure(reason: .varintTooLong, offset: start, first: UInt64(maxBytes))
+            }
+        }
+        throw ProtobufRawFailure(reason: .truncatedVarint, offset: start)
+    }
+
+    /// Scans the message in `start..<end` (a group's when `endGroup` is its number, else 0) and returns the
+    /// offset after it (after the end-group key for a group).
+    mutating func scanMessage(
+        from start: Int, to end: Int, depth: Int, endGroup: UInt32
+    ) throws(ProtobufRawFailure) -> Int {
+        try count(at: start)
+        var offset = start
+        var fields = 0
+        while offset < end {
+            let keyOffset = offset
+            let key = try varint(&offset, end, maxBytes: 10) & 0xFFFF_FFFF
+            let number = UInt32(truncatingIfNeeded: key >> 3)
+            guard number != 0 else { throw ProtobufRawFailure(reason: .fieldNumberZero, offset: keyOffset) }
+            var scalar = true
+            switch key & 7 {
+            case 0:
+                let value = try varint(&offset, end, maxBytes: 10)
+                tape.append(ProtobufRawEntry(value: value, number: number, kind: .varint))
+            case 1:
+                guard end - offset >= 8 else { throw ProtobufRawFailure(reason: .truncatedFixed64, offset: offset) }
+                let value = UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self)
+                offset += 8
+                tape.append(ProtobufRawEntry(value: UInt64(littleEndian: value), number: number, kind: .fixed64))
+            case 5:
+                guard end - offset >= 4 else { throw ProtobufRawFailure(reason: .truncatedFixed32, offset: offset) }
+                let value = UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt32.self)
+                offset += 4
+                tape.append(
+                    ProtobufRawEntry(value: UInt64(UInt32(littleEndian: value)), number: number, kind: .fixed32))
+            case 2:
+                scalar = false
+                try scanLengthDelimited(&offset, end, number: number, keyOffset: keyOffset, depth: depth)
+            case 3:
+                scalar = false
+                guard depth < groupDepth else {
+                    throw ProtobufRawFailure(reason: .groupsTooDeep, offset: keyOffset, first: UInt64(groupDepth))
+                }
+                let index = tape.count
+                tape.append(ProtobufRawEntry(value: 0, number: number, kind: .group))
+                offset = try scanMessage(from: offset, to: end, depth: depth + 1, endGroup: number)
+                tape[index].value = UInt64(tape.count)
+            case 4:
+                guard endGroup == number else {
+                    throw ProtobufRawFailure(reason: .unmatchedEndGroup, offset: keyOffset, first: UInt64(number))
+                }
+                return offset
+            default:
+                throw ProtobufRawFailure(
+                    reason: .invalidWireType, offset: keyOffset, first: key & 7, second: UInt64(number))
+            }
+            fields += 1
+            if fields > maxFields {
+                throw ProtobufRawFailure(reason: .tooManyFields, offset: keyOffset, first: UInt64(maxFields))
+            }
+            if scalar { try count(at: keyOffset) }
+        }
+        if endGroup != 0 {
+            throw ProtobufRawFailure(reason: .unclosedGroup, offset: offset, first: UInt64(endGroup))
+        }
+        return offset
+    }
+
+    /// A length-delimited value: a nested message when its payload scans as one (above ``maxDepth`` no
+    /// more), else a string or bytes. A guess that runs into a limit is an error, not a fallback.
+    private mutating func scanLengthDelimited(
+        _ offset: inout Int, _ end: Int, number: UInt32, keyOffset: Int, depth: Int
+    ) throws(ProtobufRawFailure) {
+        let lengthOffset = offset
+        let length = try varint(&offset, end, maxBytes: 5)
+        guard length <= UInt64(end - offset) else {
+            throw ProtobufRawFailure(
+                reason: .lengthBeyondEnd, offset: lengthOffset, first: length, second: UInt64(end - offset))
+        }
+        let payload = offset..<(offset + Int(length))
+        offset = payload.upperBound
+        if payload.count > maxString {
+            throw ProtobufRawFailure(
+                reason: .tooLong, offset: keyOffset, first: UInt64(payload.count), second: UInt64(maxString))
+        }
+        let index = tape.count
+        tape.append(ProtobufRawEntry(value: UInt64(lengthOffset), number: number, kind: .lengthDelimited))
+        if !payload.isEmpty, depth < maxDepth {
+            let before = total
+            do throws(ProtobufRawFailure) {
+                _ = try scanMessage(from: payload.lowerBound, to: payload.upperBound, depth: depth + 1, endGroup: 0)
+                tape[index] = ProtobufRawEntry(value: UInt64(tape.count), number: number, kind: .message)
+                return
+            } catch where !error.isMalformed {
+                throw error
+            } catch {
+                // Not a message: what the guess recorded goes.
+                total = before
+                tape.removeLast(tape.count - index - 1)
+            }
+        }
+        try count(at: payload.lowerBound)
+    }
+}
