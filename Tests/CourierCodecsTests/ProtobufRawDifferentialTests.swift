@@ -176,6 +176,29 @@ import Testing
         }
     }
 
+    @Test func utf8EdgesAgree() {
+        // Payloads are not guessed at `maxDepth` 1, so each is a string or bytes by its UTF-8 alone.
+        let payloads: [[UInt8]] = [
+            [0xC0, 0x80], [0xC1, 0xBF], [0xC2, 0x80], [0xDF, 0xBF], [0xE0, 0x9F, 0xBF], [0xE0, 0xA0, 0x80],
+            [0xED, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xEF, 0xBF, 0xBF], [0xF0, 0x8F, 0xBF, 0xBF],
+            [0xF0, 0x90, 0x80, 0x80], [0xF4, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80],
+            [0xE2, 0x82], [0xE2, 0x82, 0x41], [0x80], [0xFF], Array("Zoë Hernández".utf8),
+            Array("plain ascii, long enough".utf8) + [0xE2, 0x82, 0xAC] + Array("and more ascii text".utf8),
+            Array("plain ascii, long enough".utf8) + [0xE2, 0x82] + Array("and more ascii text".utf8),
+        ]
+        for payload in payloads {
+            Self.agree(Self.lengthDelimited(1, payload), maxDepth: 1)
+            Self.agree(Self.lengthDelimited(1, payload))
+        }
+        var random = SeededRandom(seed: 8)
+        for _ in 0..<2_000 {
+            let payload = (0..<Int.random(in: 1..<12, using: &random)).map { _ -> UInt8 in
+                [0x41, 0x80, 0xBF, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0x9F, 0xA0, 0x8F, 0x90 as UInt8].randomElement(using: &random)!
+            }
+            Self.agree(Self.lengthDelimited(1, payload), maxDepth: 1)
+        }
+    }
+
     @Test func adversarialNestingsAgree() {
         // A chain of payloads each of which is almost a message (its last byte breaks it).
         var almost: [UInt8] = [0x08, 0x01]

@@ -10,9 +10,12 @@ struct ProtobufRawValueBuilder {
     private let smallNames = Self.smallNames
     /// The field numbers of the message being grouped (reused by every message).
     private var numbers: [UInt32] = []
-    /// The last member names built at each depth, with their numbers.
+    /// The last ``ways`` member-name arrays built at each depth (slot `depth * ways + way`), with their
+    /// numbers, and which way each depth replaces next.
     private var lastNumbers: [[UInt32]] = []
     private var lastNames: [[String]] = []
+    private var nextWay: [Int] = []
+    private static let ways = 4
 
     /// Member names of the field numbers below 256.
     private static let smallNames = (0..<256).map { String($0) }
@@ -82,24 +85,32 @@ struct ProtobufRawValueBuilder {
         return .object(Value.Object(uniqueKeys: names, values: values))
     }
 
-    /// The object of fields whose repeats are not adjacent: grouped through a table of the numbers.
+    /// The object of fields whose repeats are not adjacent: grouped by a linear search of the numbers seen,
+    /// through a table once there are more than 16 of them.
     private mutating func grouped(_ from: Int, _ to: Int, depth: Int) -> Value {
         numbers.removeAll(keepingCapacity: true)
-        var slots: [UInt32: Int] = [:]
+        var table: [UInt32: Int] = [:]
         var counts: [Int] = []
         var i = from
         while i < to {
             let number = tape[i].number
-            if let slot = slots[number] {
+            if let slot = slot(of: number, table) {
                 counts[slot] += 1
             } else {
-                slots[number] = numbers.count
                 numbers.append(number)
                 counts.append(1)
+                if numbers.count > 16 {
+                    if table.isEmpty {
+                        for (slot, known) in numbers.enumerated() { table[known] = slot }
+                    } else {
+                        table[number] = numbers.count - 1
+                    }
+                }
             }
             i = tape[i].next(after: i)
         }
         let names = memberNames(depth: depth)
+        let slots = numbers
         var lists = counts.map { count in
             var list: [Value] = []
             list.reserveCapacity(count)
@@ -107,23 +118,35 @@ struct ProtobufRawValueBuilder {
         }
         i = from
         while i < to {
-            lists[slots[tape[i].number]!].append(value(i, depth: depth))
+            let number = tape[i].number
+            let slot = table.isEmpty ? slots.firstIndex(of: number)! : table[number]!
+            lists[slot].append(value(i, depth: depth))
             i = tape[i].next(after: i)
         }
         let values = lists.map { list in list.count == 1 ? list[0] : Value.array(list) }
         return .object(Value.Object(uniqueKeys: names, values: values))
     }
 
-    /// The member names of ``numbers``: the last ones built at `depth` when they match.
+    private func slot(of number: UInt32, _ table: [UInt32: Int]) -> Int? {
+        table.isEmpty ? numbers.firstIndex(of: number) : table[number]
+    }
+
+    /// The member names of ``numbers``: ones built before at `depth` when they match (the elements of a
+    /// repeated message mostly have one of a few layouts).
     private mutating func memberNames(depth: Int) -> [String] {
-        if depth < lastNumbers.count, lastNumbers[depth] == numbers { return lastNames[depth] }
-        let names = numbers.map { number in number < 256 ? smallNames[Int(number)] : String(number) }
-        while lastNumbers.count <= depth {
-            lastNumbers.append([])
-            lastNames.append([])
+        let first = depth * Self.ways
+        if first < lastNumbers.count {
+            for slot in first..<(first + Self.ways) where lastNumbers[slot] == numbers { return lastNames[slot] }
+        } else {
+            lastNumbers += repeatElement([], count: first + Self.ways - lastNumbers.count)
+            lastNames += repeatElement([], count: first + Self.ways - lastNames.count)
+            nextWay += repeatElement(0, count: depth + 1 - nextWay.count)
         }
-        lastNumbers[depth] = numbers
-        lastNames[depth] = names
+        let names = numbers.map { number in number < 256 ? smallNames[Int(number)] : String(number) }
+        let slot = first + nextWay[depth]
+        nextWay[depth] = (nextWay[depth] + 1) % Self.ways
+        lastNumbers[slot] = numbers
+        lastNames[slot] = names
         return names
     }
 
@@ -134,10 +157,51 @@ struct ProtobufRawValueBuilder {
         case .varint, .fixed64: return Value(entry.value)
         case .fixed32: return .int(Int64(entry.value))
         case .lengthDelimited:
-            let payload = bytes[Self.payload(bytes, entry)]
-            if let text = String(validating: payload, as: UTF8.self) { return .string(text) }
+            let payload = UnsafeBufferPointer(rebasing: bytes[Self.payload(bytes, entry)])
+            if Self.isUTF8(payload) { return .string(String(decoding: payload, as: UTF8.self)) }
             return .bytes(Array(payload))
         case .message, .group: return object(index + 1, entry.next(after: index), depth: depth + 1)
         }
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (what `String(validating:as:)` accepts: no overlong forms, no
+    /// surrogates, nothing above U+10FFFF), eight ASCII bytes at a time.
+    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        var i = 0
+        while i < count {
+            if i + 8 <= count,
+                UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
+                i += 8
+                continue
+            }
+            let lead = bytes[i]
+            if lead < 0x80 {
+                i += 1
+                continue
+            }
+            let length: Int
+            var low: UInt8 = 0x80
+            var high: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF:
+                length = 3
+                if lead == 0xE0 { low = 0xA0 } else if lead == 0xED { high = 0x9F }
+            case 0xF0...0xF4:
+                length = 4
+                if lead == 0xF0 { low = 0x90 } else if lead == 0xF4 { high = 0x8F }
+            default: return false
+            }
+            guard count - i >= length, bytes[i + 1] >= low, bytes[i + 1] <= high else { return false }
+            var k = 2
+            while k < length {
+                guard bytes[i + k] & 0xC0 == 0x80 else { return false }
+                k += 1
+            }
+            i += length
+        }
+        return true
     }
 }

@@ -66,12 +66,13 @@ public struct ProtobufRawDecoder: Sendable {
         return try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> Result in
             let bytes = raw.bindMemory(to: UInt8.self)
             var scanner = ProtobufRawScanner(bytes, limits: limits, maxDepth: maxDepth)
+            defer { scanner.deallocate() }
             do throws(ProtobufRawFailure) {
                 _ = try scanner.scanMessage(from: 0, to: bytes.count, depth: 1, endGroup: 0)
             } catch {
                 throw Self.courierError(error.wireError)
             }
-            return scanner.tape.withUnsafeBufferPointer { tape in body(bytes, tape) }
+            return body(bytes, scanner.entries)
         }
     }
 

@@ -97,7 +97,10 @@ struct ProtobufRawScanner {
     let maxString: Int
     /// Values counted so far (messages, scalars, strings), restored when a guessed message is not one.
     var total = 0
-    var tape: [ProtobufRawEntry] = []
+    /// The tape: `count` entries of `capacity` (owned: ``deallocate()`` frees it).
+    private(set) var tape: UnsafeMutablePointer<ProtobufRawEntry>
+    private(set) var count = 0
+    private var capacity: Int
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, limits: DecodingLimits, maxDepth: Int) {
         self.bytes = bytes
@@ -106,7 +109,29 @@ struct ProtobufRawScanner {
         maxTotal = limits.maximumTotalValues
         maxFields = limits.maximumContainerCount
         maxString = limits.maximumStringLength
-        tape.reserveCapacity(min(bytes.count / 4 + 16, 1 << 20))
+        capacity = min(bytes.count / 8 + 16, 1 << 16)
+        tape = .allocate(capacity: capacity)
+    }
+
+    /// Frees the tape.
+    func deallocate() { tape.deallocate() }
+
+    /// The entries recorded.
+    var entries: UnsafeBufferPointer<ProtobufRawEntry> { UnsafeBufferPointer(start: tape, count: count) }
+
+    @inline(__always)
+    private mutating func append(_ entry: ProtobufRawEntry) {
+        if count == capacity { grow() }
+        (tape + count).initialize(to: entry)
+        count += 1
+    }
+
+    private mutating func grow() {
+        capacity *= 2
+        let larger = UnsafeMutablePointer<ProtobufRawEntry>.allocate(capacity: capacity)
+        larger.moveInitialize(from: tape, count: count)
+        tape.deallocate()
+        tape = larger
     }
 
     @inline(__always)
@@ -167,17 +192,17 @@ struct ProtobufRawScanner {
             switch key & 7 {
             case 0:
                 let value = try varint(&offset, end, maxBytes: 10)
-                tape.append(ProtobufRawEntry(value: value, number: number, kind: .varint))
+                append(ProtobufRawEntry(value: value, number: number, kind: .varint))
             case 1:
                 guard end - offset >= 8 else { throw ProtobufRawFailure(reason: .truncatedFixed64, offset: offset) }
                 let value = UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self)
                 offset += 8
-                tape.append(ProtobufRawEntry(value: UInt64(littleEndian: value), number: number, kind: .fixed64))
+                append(ProtobufRawEntry(value: UInt64(littleEndian: value), number: number, kind: .fixed64))
             case 5:
                 guard end - offset >= 4 else { throw ProtobufRawFailure(reason: .truncatedFixed32, offset: offset) }
                 let value = UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt32.self)
                 offset += 4
-                tape.append(
+                append(
                     ProtobufRawEntry(value: UInt64(UInt32(littleEndian: value)), number: number, kind: .fixed32))
             case 2:
                 scalar = false
@@ -187,10 +212,10 @@ struct ProtobufRawScanner {
                 guard depth < groupDepth else {
                     throw ProtobufRawFailure(reason: .groupsTooDeep, offset: keyOffset, first: UInt64(groupDepth))
                 }
-                let index = tape.count
-                tape.append(ProtobufRawEntry(value: 0, number: number, kind: .group))
+                let index = count
+                append(ProtobufRawEntry(value: 0, number: number, kind: .group))
                 offset = try scanMessage(from: offset, to: end, depth: depth + 1, endGroup: number)
-                tape[index].value = UInt64(tape.count)
+                tape[index].value = UInt64(count)
             case 4:
                 guard endGroup == number else {
                     throw ProtobufRawFailure(reason: .unmatchedEndGroup, offset: keyOffset, first: UInt64(number))
@@ -229,20 +254,20 @@ struct ProtobufRawScanner {
             throw ProtobufRawFailure(
                 reason: .tooLong, offset: keyOffset, first: UInt64(payload.count), second: UInt64(maxString))
         }
-        let index = tape.count
-        tape.append(ProtobufRawEntry(value: UInt64(lengthOffset), number: number, kind: .lengthDelimited))
+        let index = count
+        append(ProtobufRawEntry(value: UInt64(lengthOffset), number: number, kind: .lengthDelimited))
         if !payload.isEmpty, depth < maxDepth {
             let before = total
             do throws(ProtobufRawFailure) {
                 _ = try scanMessage(from: payload.lowerBound, to: payload.upperBound, depth: depth + 1, endGroup: 0)
-                tape[index] = ProtobufRawEntry(value: UInt64(tape.count), number: number, kind: .message)
+                tape[index] = ProtobufRawEntry(value: UInt64(count), number: number, kind: .message)
                 return
             } catch where !error.isMalformed {
                 throw error
             } catch {
                 // Not a message: what the guess recorded goes.
                 total = before
-                tape.removeLast(tape.count - index - 1)
+                count = index + 1
             }
         }
         try count(at: payload.lowerBound)
