@@ -10,12 +10,18 @@ struct ProtobufRawValueBuilder {
     private let smallNames = Self.smallNames
     /// The field numbers of the message being grouped (reused by every message).
     private var numbers: [UInt32] = []
-    /// The last ``ways`` member-name arrays built at each depth (slot `depth * ways + way`), with their
-    /// numbers, and which way each depth replaces next.
-    private var lastNumbers: [[UInt32]] = []
-    private var lastNames: [[String]] = []
+    /// The last ``ways`` member-name arrays built at each depth (slot `depth * ways + way`), with where their
+    /// numbers are in ``pool``, and which way each depth replaces next.
+    private var layouts: [Layout] = []
+    private var pool: [UInt32] = []
     private var nextWay: [Int] = []
     private static let ways = 4
+
+    private struct Layout {
+        var start = 0
+        var count = -1
+        var names: [String] = []
+    }
 
     /// Member names of the field numbers below 256.
     private static let smallNames = (0..<256).map { String($0) }
@@ -23,6 +29,10 @@ struct ProtobufRawValueBuilder {
     init(bytes: UnsafeBufferPointer<UInt8>, tape: UnsafeBufferPointer<ProtobufRawEntry>) {
         self.bytes = bytes
         self.tape = tape
+        layouts.reserveCapacity(8 * Self.ways)
+        nextWay.reserveCapacity(8)
+        pool.reserveCapacity(64)
+        numbers.reserveCapacity(16)
     }
 
     /// The payload of a `.lengthDelimited` entry (its length prefix was checked by the scan).
@@ -135,19 +145,24 @@ struct ProtobufRawValueBuilder {
     /// repeated message mostly have one of a few layouts).
     private mutating func memberNames(depth: Int) -> [String] {
         let first = depth * Self.ways
-        if first < lastNumbers.count {
-            for slot in first..<(first + Self.ways) where lastNumbers[slot] == numbers { return lastNames[slot] }
+        if first < layouts.count {
+            for slot in first..<(first + Self.ways) where matches(layouts[slot]) { return layouts[slot].names }
         } else {
-            lastNumbers += repeatElement([], count: first + Self.ways - lastNumbers.count)
-            lastNames += repeatElement([], count: first + Self.ways - lastNames.count)
+            layouts += repeatElement(Layout(), count: first + Self.ways - layouts.count)
             nextWay += repeatElement(0, count: depth + 1 - nextWay.count)
         }
         let names = numbers.map { number in number < 256 ? smallNames[Int(number)] : String(number) }
         let slot = first + nextWay[depth]
         nextWay[depth] = (nextWay[depth] + 1) % Self.ways
-        lastNumbers[slot] = numbers
-        lastNames[slot] = names
+        layouts[slot] = Layout(start: pool.count, count: numbers.count, names: names)
+        pool += numbers
         return names
+    }
+
+    private func matches(_ layout: Layout) -> Bool {
+        guard layout.count == numbers.count else { return false }
+        for k in 0..<layout.count where pool[layout.start + k] != numbers[k] { return false }
+        return true
     }
 
     /// The value of the entry at `index`, a field of a message at `depth`.

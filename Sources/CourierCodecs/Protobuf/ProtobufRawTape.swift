@@ -89,7 +89,8 @@ struct ProtobufRawFailure: Error {
 /// tape and it costs no more than the bytes it read (no error text, no values, no strings). Every byte is read
 /// by the innermost try that holds it directly, so nesting does not multiply the work.
 struct ProtobufRawScanner {
-    let bytes: UnsafeBufferPointer<UInt8>
+    /// The input's first byte (a placeholder, never read, when the input is empty).
+    let base: UnsafePointer<UInt8>
     let maxDepth: Int
     let groupDepth: Int
     let maxTotal: Int
@@ -103,13 +104,16 @@ struct ProtobufRawScanner {
     private var capacity: Int
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, limits: DecodingLimits, maxDepth: Int) {
-        self.bytes = bytes
+        base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
         self.maxDepth = maxDepth
         groupDepth = min(limits.maximumDepth, maxDepth)
         maxTotal = limits.maximumTotalValues
         maxFields = limits.maximumContainerCount
         maxString = limits.maximumStringLength
-        capacity = min(bytes.count / 8 + 16, 1 << 16)
+        // Every entry holds at least two bytes of its own (a key and a value, or a group's two keys), so
+        // half the input is room enough: allocated untouched, the pages are only faulted in as they fill,
+        // and the tape never moves. Past 4M entries (a 64 MiB reservation) it grows instead.
+        capacity = min(bytes.count / 2 + 1, 1 << 22)
         tape = .allocate(capacity: capacity)
     }
 
@@ -142,25 +146,30 @@ struct ProtobufRawScanner {
         }
     }
 
+    /// Reads the varint at `offset` in `base` (of at most `maxBytes` bytes, before `end`).
     @inline(__always)
-    func varint(_ offset: inout Int, _ end: Int, maxBytes: Int) throws(ProtobufRawFailure) -> UInt64 {
+    static func varint(
+        _ base: UnsafePointer<UInt8>, _ offset: inout Int, _ end: Int, maxBytes: Int
+    ) throws(ProtobufRawFailure) -> UInt64 {
         if offset < end {
-            let byte = bytes[offset]
+            let byte = base[offset]
             if byte < 0x80 {
                 offset += 1
                 return UInt64(byte)
             }
         }
-        return try longVarint(&offset, end, maxBytes: maxBytes)
+        return try longVarint(base, &offset, end, maxBytes: maxBytes)
     }
 
-    func longVarint(_ offset: inout Int, _ end: Int, maxBytes: Int) throws(ProtobufRawFailure) -> UInt64 {
+    static func longVarint(
+        _ base: UnsafePointer<UInt8>, _ offset: inout Int, _ end: Int, maxBytes: Int
+    ) throws(ProtobufRawFailure) -> UInt64 {
         let start = offset
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var i = offset
         while i < end {
-            let byte = bytes[i]
+            let byte = base[i]
             i += 1
             if shift < 64 { result |= UInt64(byte & 0x7f) << shift }
             if byte & 0x80 == 0 {
@@ -181,26 +190,27 @@ struct ProtobufRawScanner {
         from start: Int, to end: Int, depth: Int, endGroup: UInt32
     ) throws(ProtobufRawFailure) -> Int {
         try count(at: start)
+        let base = base
         var offset = start
         var fields = 0
         while offset < end {
             let keyOffset = offset
-            let key = try varint(&offset, end, maxBytes: 10) & 0xFFFF_FFFF
+            let key = try Self.varint(base, &offset, end, maxBytes: 10) & 0xFFFF_FFFF
             let number = UInt32(truncatingIfNeeded: key >> 3)
             guard number != 0 else { throw ProtobufRawFailure(reason: .fieldNumberZero, offset: keyOffset) }
             var scalar = true
             switch key & 7 {
             case 0:
-                let value = try varint(&offset, end, maxBytes: 10)
+                let value = try Self.varint(base, &offset, end, maxBytes: 10)
                 append(ProtobufRawEntry(value: value, number: number, kind: .varint))
             case 1:
                 guard end - offset >= 8 else { throw ProtobufRawFailure(reason: .truncatedFixed64, offset: offset) }
-                let value = UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self)
+                let value = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
                 offset += 8
                 append(ProtobufRawEntry(value: UInt64(littleEndian: value), number: number, kind: .fixed64))
             case 5:
                 guard end - offset >= 4 else { throw ProtobufRawFailure(reason: .truncatedFixed32, offset: offset) }
-                let value = UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt32.self)
+                let value = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt32.self)
                 offset += 4
                 append(
                     ProtobufRawEntry(value: UInt64(UInt32(littleEndian: value)), number: number, kind: .fixed32))
@@ -243,7 +253,8 @@ struct ProtobufRawScanner {
         _ offset: inout Int, _ end: Int, number: UInt32, keyOffset: Int, depth: Int
     ) throws(ProtobufRawFailure) {
         let lengthOffset = offset
-        let length = try varint(&offset, end, maxBytes: 5)
+        let base = base
+        let length = try Self.varint(base, &offset, end, maxBytes: 5)
         guard length <= UInt64(end - offset) else {
             throw ProtobufRawFailure(
                 reason: .lengthBeyondEnd, offset: lengthOffset, first: length, second: UInt64(end - offset))
