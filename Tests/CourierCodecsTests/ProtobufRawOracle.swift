@@ -3,7 +3,8 @@ import Courier
 import Foundation
 
 // The schema-less raw decoder as it was before its two-pass rewrite (issue 14), kept verbatim as the oracle that
-// ProtobufRawDifferentialTests compares the new one with: the same `Value`, text and error for every input.
+// ProtobufRawDifferentialTests compares the new one with: the same `Value`, text and error for every input
+// (escaping and hex digits, which did not change, are the decoder's own).
 
 struct ProtobufRawOracle {
     /// How deep nested messages are guessed. Default 64 (protoc's own limit is similar).
@@ -232,9 +233,9 @@ struct ProtobufRawOracle {
             case .varint:
                 out += "\(pad)\(number): \(try reader.readVarint())\n"
             case .fixed64:
-                out += "\(pad)\(number): 0x\(hex(try reader.readFixed64(), digits: 16))\n"
+                out += "\(pad)\(number): 0x\(ProtobufRawDecoder.hex(try reader.readFixed64(), digits: 16))\n"
             case .fixed32:
-                out += "\(pad)\(number): 0x\(hex(UInt64(try reader.readFixed32()), digits: 8))\n"
+                out += "\(pad)\(number): 0x\(ProtobufRawDecoder.hex(UInt64(try reader.readFixed32()), digits: 8))\n"
             case .lengthDelimited:
                 let payload = try reader.readLengthDelimited()
                 if !payload.isEmpty, messages.contains(payload.lowerBound) {
@@ -242,7 +243,7 @@ struct ProtobufRawOracle {
                     try render(bytes, payload, indent: indent + 2, messages: messages, into: &out)
                     out += "\(pad)}\n"
                 } else {
-                    out += "\(pad)\(number): \"\(escape(bytes[payload]))\"\n"
+                    out += "\(pad)\(number): \"\(ProtobufRawDecoder.escape(bytes[payload]))\"\n"
                 }
             case .startGroup:
                 out += "\(pad)\(number) {\n"
@@ -257,30 +258,5 @@ struct ProtobufRawOracle {
                 return
             }
         }
-    }
-
-    private static func hex(_ value: UInt64, digits: Int) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, digits - text.count)) + text
-    }
-
-    /// protoc's C escaping: `\n \r \t \" \' \\`, other bytes outside printable ASCII as three octal digits.
-    static func escape(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
-        var out = ""
-        out.reserveCapacity(bytes.count)
-        for b in bytes {
-            switch b {
-            case 0x0a: out += "\\n"
-            case 0x0d: out += "\\r"
-            case 0x09: out += "\\t"
-            case 0x22: out += "\\\""
-            case 0x27: out += "\\'"
-            case 0x5c: out += "\\\\"
-            case 0x20..<0x7f: out.unicodeScalars.append(Unicode.Scalar(b))
-            default:
-                out += "\\" + String(b >> 6) + String((b >> 3) & 7) + String(b & 7)
-            }
-        }
-        return out
     }
 }

@@ -94,25 +94,26 @@ public struct ProtobufRawDecoder: Sendable {
         var i = from
         while i < to {
             let entry = tape[i]
+            let scalar: String
             switch entry.kind {
-            case .varint:
-                out += "\(pad)\(entry.number): \(entry.value)\n"
-            case .fixed64:
-                out += "\(pad)\(entry.number): 0x\(hex(entry.value, digits: 16))\n"
-            case .fixed32:
-                out += "\(pad)\(entry.number): 0x\(hex(entry.value, digits: 8))\n"
+            case .varint: scalar = String(entry.value)
+            case .fixed64: scalar = "0x" + hex(entry.value, digits: 16)
+            case .fixed32: scalar = "0x" + hex(entry.value, digits: 8)
             case .lengthDelimited:
-                out += "\(pad)\(entry.number): \"\(escape(bytes[ProtobufRawValueBuilder.payload(bytes, entry)]))\"\n"
+                scalar = "\"" + escape(bytes[ProtobufRawValueBuilder.payload(bytes, entry)]) + "\""
             case .message, .group:
                 out += "\(pad)\(entry.number) {\n"
                 render(bytes, tape, i + 1, entry.next(after: i), indent: indent + 2, into: &out)
                 out += "\(pad)}\n"
+                i = entry.next(after: i)
+                continue
             }
-            i = entry.next(after: i)
+            out += "\(pad)\(entry.number): \(scalar)\n"
+            i += 1
         }
     }
 
-    private static func hex(_ value: UInt64, digits: Int) -> String {
+    static func hex(_ value: UInt64, digits: Int) -> String {
         let text = String(value, radix: 16)
         return String(repeating: "0", count: max(0, digits - text.count)) + text
     }

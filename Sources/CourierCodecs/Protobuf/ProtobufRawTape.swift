@@ -47,37 +47,32 @@ struct ProtobufRawFailure: Error {
     var isMalformed: Bool { reason.rawValue < Reason.tooManyValues.rawValue }
 
     /// The failure as the wire layer words it.
-    var wireError: WireError {
+    var wireError: WireError { WireError(message: message, offset: offset, code: code) }
+
+    private var code: CourierError.Code {
         switch reason {
-        case .varintTooLong: return WireError(message: "varint longer than \(first) bytes", offset: offset)
-        case .truncatedVarint: return WireError(message: "truncated varint", offset: offset)
-        case .fieldNumberZero: return WireError(message: "field number 0 is not allowed", offset: offset)
-        case .invalidWireType:
-            return WireError(message: "invalid wire type \(first) for field \(second)", offset: offset)
-        case .lengthBeyondEnd:
-            return WireError(
-                message: "length prefix \(first) exceeds the \(second) bytes that remain", offset: offset)
-        case .truncatedFixed32: return WireError(message: "truncated 32-bit value", offset: offset)
-        case .truncatedFixed64: return WireError(message: "truncated 64-bit value", offset: offset)
-        case .unmatchedEndGroup: return WireError(message: "unmatched end of group \(first)", offset: offset)
-        case .unclosedGroup: return WireError(message: "group \(first) is not closed", offset: offset)
-        case .tooManyValues:
-            return WireError(
-                message: "the message holds more values than the limit maximumTotalValues = \(first)",
-                offset: offset, code: .sizeLimitExceeded)
+        case .tooManyValues, .tooLong, .tooManyFields: return .sizeLimitExceeded
+        case .groupsTooDeep: return .depthLimitExceeded
+        default: return .malformedInput
+        }
+    }
+
+    private var message: String {
+        switch reason {
+        case .varintTooLong: return "varint longer than \(first) bytes"
+        case .truncatedVarint: return "truncated varint"
+        case .fieldNumberZero: return "field number 0 is not allowed"
+        case .invalidWireType: return "invalid wire type \(first) for field \(second)"
+        case .lengthBeyondEnd: return "length prefix \(first) exceeds the \(second) bytes that remain"
+        case .truncatedFixed32: return "truncated 32-bit value"
+        case .truncatedFixed64: return "truncated 64-bit value"
+        case .unmatchedEndGroup: return "unmatched end of group \(first)"
+        case .unclosedGroup: return "group \(first) is not closed"
+        case .tooManyValues: return "the message holds more values than the limit maximumTotalValues = \(first)"
         case .tooLong:
-            return WireError(
-                message: "a length-delimited value of \(first) bytes is longer than the limit "
-                    + "maximumStringLength = \(second)",
-                offset: offset, code: .sizeLimitExceeded)
-        case .tooManyFields:
-            return WireError(
-                message: "a message has more fields than the limit maximumContainerCount = \(first)",
-                offset: offset, code: .sizeLimitExceeded)
-        case .groupsTooDeep:
-            return WireError(
-                message: "groups nest deeper than the limit maximumDepth = \(first)", offset: offset,
-                code: .depthLimitExceeded)
+            return "a length-delimited value of \(first) bytes is longer than the limit maximumStringLength = \(second)"
+        case .tooManyFields: return "a message has more fields than the limit maximumContainerCount = \(first)"
+        case .groupsTooDeep: return "groups nest deeper than the limit maximumDepth = \(first)"
         }
     }
 }
@@ -161,25 +156,27 @@ struct ProtobufRawScanner {
         return try longVarint(base, &offset, end, maxBytes: maxBytes)
     }
 
+    /// A varint of more than one byte: at most `maxBytes` of them are read, the tenth contributing its
+    /// lowest bit.
     static func longVarint(
         _ base: UnsafePointer<UInt8>, _ offset: inout Int, _ end: Int, maxBytes: Int
     ) throws(ProtobufRawFailure) -> UInt64 {
         let start = offset
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        var i = offset
-        while i < end {
-            let byte = base[i]
-            i += 1
-            if shift < 64 { result |= UInt64(byte & 0x7f) << shift }
-            if byte & 0x80 == 0 {
-                offset = i
-                return result
+        let limit = min(end, start + maxBytes)
+        var value: UInt64 = 0
+        var next = start
+        while next < limit {
+            let digit = UInt64(base[next])
+            let position = UInt64(7 * (next - start))
+            next += 1
+            if position < 64 { value |= (digit & 0x7f) << position }
+            if digit < 0x80 {
+                offset = next
+                return value
             }
-            shift += 7
-            if i - start >= maxBytes {
-                throw ProtobufRawFailure(reason: .varintTooLong, offset: start, first: UInt64(maxBytes))
-            }
+        }
+        if next - start >= maxBytes {
+            throw ProtobufRawFailure(reason: .varintTooLong, offset: start, first: UInt64(maxBytes))
         }
         throw ProtobufRawFailure(reason: .truncatedVarint, offset: start)
     }
