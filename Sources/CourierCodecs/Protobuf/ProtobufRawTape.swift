@@ -244,6 +244,27 @@ struct ProtobufRawScanner {
         return offset
     }
 
+    /// Whether the payload's first field, read from a one-byte key, makes it malformed at once: number 0, an
+    /// invalid wire type, an end of group, or a value longer than the payload. Most text fails here, and
+    /// skipping its guess changes nothing: the guess would have counted one value at the payload's start, as
+    /// the string that replaces it does.
+    @inline(__always)
+    static func failsAtOnce(_ base: UnsafePointer<UInt8>, _ payload: Range<Int>) -> Bool {
+        let key = base[payload.lowerBound]
+        guard key < 0x80 else { return false }
+        let left = payload.count - 1
+        switch key & 7 {
+        case 0, 3: return key < 8
+        case 1: return key < 8 || left < 8
+        case 5: return key < 8 || left < 4
+        case 2:
+            guard key >= 8, left > 0 else { return true }
+            let length = base[payload.lowerBound + 1]
+            return length < 0x80 && Int(length) > left - 1
+        default: return true
+        }
+    }
+
     /// A length-delimited value: a nested message when its payload scans as one (above ``maxDepth`` no
     /// more), else a string or bytes. A guess that runs into a limit is an error, not a fallback.
     private mutating func scanLengthDelimited(
@@ -264,7 +285,7 @@ struct ProtobufRawScanner {
         }
         let index = count
         append(ProtobufRawEntry(value: UInt64(lengthOffset), number: number, kind: .lengthDelimited))
-        if !payload.isEmpty, depth < maxDepth {
+        if !payload.isEmpty, depth < maxDepth, !Self.failsAtOnce(base, payload) {
             let before = total
             do throws(ProtobufRawFailure) {
                 _ = try scanMessage(from: payload.lowerBound, to: payload.upperBound, depth: depth + 1, endGroup: 0)
