@@ -10,6 +10,9 @@ struct ProtobufRawValueBuilder {
     private let smallNames = Self.smallNames
     /// The field numbers of the message being grouped (reused by every message).
     private var numbers: [UInt32] = []
+    /// How many fields each number of the objects being built has, in runs (a stack: the innermost object's
+    /// runs on top).
+    private var runs: [Int] = []
     /// The last ``ways`` member-name arrays built at each depth (slot `depth * ways + way`), with where their
     /// numbers are in ``pool``, and which way each depth replaces next.
     private var layouts: [Layout] = []
@@ -33,6 +36,7 @@ struct ProtobufRawValueBuilder {
         nextWay.reserveCapacity(8)
         pool.reserveCapacity(64)
         numbers.reserveCapacity(16)
+        runs.reserveCapacity(64)
     }
 
     /// The payload of a `.lengthDelimited` entry (its length prefix was checked by the scan).
@@ -57,12 +61,21 @@ struct ProtobufRawValueBuilder {
         numbers.removeAll(keepingCapacity: true)
         var last: UInt32 = 0
         var i = from
+        // The length of each run of one number, on a stack shared with the nested objects built below.
+        let base = runs.count
+        defer { runs.removeLast(runs.count - base) }
         while i < to {
             let entry = tape[i]
             if entry.number != last {
-                if entry.number < last { return grouped(from, to, depth: depth) }
+                if entry.number < last {
+                    runs.removeLast(runs.count - base)
+                    return grouped(from, to, depth: depth)
+                }
                 numbers.append(entry.number)
+                runs.append(1)
                 last = entry.number
+            } else {
+                runs[runs.count - 1] += 1
             }
             i = entry.next(after: i)
         }
@@ -70,23 +83,16 @@ struct ProtobufRawValueBuilder {
         var values: [Value] = []
         values.reserveCapacity(names.count)
         i = from
-        while i < to {
-            let number = tape[i].number
-            var end = tape[i].next(after: i)
-            if end == to || tape[end].number != number {
+        for slot in 0..<names.count {
+            let run = runs[base + slot]
+            if run == 1 {
                 values.append(value(i, depth: depth))
-                i = end
+                i = tape[i].next(after: i)
                 continue
-            }
-            var run = 2
-            end = tape[end].next(after: end)
-            while end < to && tape[end].number == number {
-                run += 1
-                end = tape[end].next(after: end)
             }
             var list: [Value] = []
             list.reserveCapacity(run)
-            while i < end {
+            for _ in 0..<run {
                 list.append(value(i, depth: depth))
                 i = tape[i].next(after: i)
             }
