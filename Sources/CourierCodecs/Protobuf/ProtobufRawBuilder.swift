@@ -1,0 +1,228 @@
+/// The raw decoder's second pass: builds the `Value` of a scanned message from ``ProtobufRawScanner``'s tape,
+/// which holds only what was accepted, so nothing is built twice or thrown away.
+///
+/// An object's fields are grouped by number in order of first appearance, each group's array allocated at its
+/// final size. Sibling objects with the same field numbers (the elements of a repeated message) share one
+/// array of member names.
+struct ProtobufRawValueBuilder {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let tape: UnsafeBufferPointer<ProtobufRawEntry>
+    private let smallNames = Self.smallNames
+    /// The field numbers of the message being grouped (reused by every message).
+    private var numbers: [UInt32] = []
+    /// How many fields each number of the objects being built has, in runs (a stack: the innermost object's
+    /// runs on top).
+    private var runs: [Int] = []
+    /// The last ``ways`` member-name arrays built at each depth (slot `depth * ways + way`), with where their
+    /// numbers are in ``pool``, and which way each depth replaces next.
+    private var layouts: [Layout] = []
+    private var pool: [UInt32] = []
+    private var nextWay: [Int] = []
+    private static let ways = 4
+
+    private struct Layout {
+        var start = 0
+        var count = -1
+        var names: [String] = []
+    }
+
+    /// Member names of the field numbers below 256.
+    private static let smallNames = (0..<256).map { String($0) }
+
+    init(bytes: UnsafeBufferPointer<UInt8>, tape: UnsafeBufferPointer<ProtobufRawEntry>) {
+        self.bytes = bytes
+        self.tape = tape
+        layouts.reserveCapacity(8 * Self.ways)
+        nextWay.reserveCapacity(8)
+        pool.reserveCapacity(64)
+        numbers.reserveCapacity(16)
+        runs.reserveCapacity(64)
+    }
+
+    /// The payload of a `.lengthDelimited` entry (its length prefix was checked by the scan).
+    static func payload(_ bytes: UnsafeBufferPointer<UInt8>, _ entry: ProtobufRawEntry) -> Range<Int> {
+        var offset = Int(truncatingIfNeeded: entry.value)
+        var length = 0
+        var shift = 0
+        while true {
+            let byte = bytes[offset]
+            offset += 1
+            length |= Int(byte & 0x7f) << shift
+            if byte < 0x80 { break }
+            shift += 7
+        }
+        return offset..<(offset + length)
+    }
+
+    /// The object of the fields in `tape[from..<to]`, at `depth` (0 for the outermost message).
+    mutating func object(_ from: Int, _ to: Int, depth: Int = 0) -> Value {
+        // Pass 1: the numbers in order of first appearance, when repeats are adjacent (numbers never decrease,
+        // as encoders write them); otherwise the general grouping.
+        numbers.removeAll(keepingCapacity: true)
+        var last: UInt32 = 0
+        var i = from
+        // The length of each run of one number, on a stack shared with the nested objects built below.
+        let base = runs.count
+        defer { runs.removeLast(runs.count - base) }
+        while i < to {
+            let entry = tape[i]
+            if entry.number != last {
+                if entry.number < last {
+                    runs.removeLast(runs.count - base)
+                    return grouped(from, to, depth: depth)
+                }
+                numbers.append(entry.number)
+                runs.append(1)
+                last = entry.number
+            } else {
+                runs[runs.count - 1] += 1
+            }
+            i = entry.next(after: i)
+        }
+        let names = memberNames(depth: depth)
+        var values: [Value] = []
+        values.reserveCapacity(names.count)
+        i = from
+        for slot in 0..<names.count {
+            let run = runs[base + slot]
+            if run == 1 {
+                values.append(value(i, depth: depth))
+                i = tape[i].next(after: i)
+                continue
+            }
+            var list: [Value] = []
+            list.reserveCapacity(run)
+            for _ in 0..<run {
+                list.append(value(i, depth: depth))
+                i = tape[i].next(after: i)
+            }
+            values.append(.array(list))
+        }
+        return .object(Value.Object(uniqueKeys: names, values: values))
+    }
+
+    /// The object of fields whose repeats are not adjacent: grouped by a linear search of the numbers seen,
+    /// through a table once there are more than 16 of them.
+    private mutating func grouped(_ from: Int, _ to: Int, depth: Int) -> Value {
+        numbers.removeAll(keepingCapacity: true)
+        var table: [UInt32: Int] = [:]
+        var counts: [Int] = []
+        var i = from
+        while i < to {
+            let number = tape[i].number
+            if let slot = slot(of: number, table) {
+                counts[slot] += 1
+            } else {
+                numbers.append(number)
+                counts.append(1)
+                if numbers.count > 16 {
+                    if table.isEmpty {
+                        for (slot, known) in numbers.enumerated() { table[known] = slot }
+                    } else {
+                        table[number] = numbers.count - 1
+                    }
+                }
+            }
+            i = tape[i].next(after: i)
+        }
+        let names = memberNames(depth: depth)
+        let slots = numbers
+        var lists = counts.map { count in
+            var list: [Value] = []
+            list.reserveCapacity(count)
+            return list
+        }
+        i = from
+        while i < to {
+            let number = tape[i].number
+            let slot = table.isEmpty ? slots.firstIndex(of: number)! : table[number]!
+            lists[slot].append(value(i, depth: depth))
+            i = tape[i].next(after: i)
+        }
+        let values = lists.map { list in list.count == 1 ? list[0] : Value.array(list) }
+        return .object(Value.Object(uniqueKeys: names, values: values))
+    }
+
+    private func slot(of number: UInt32, _ table: [UInt32: Int]) -> Int? {
+        table.isEmpty ? numbers.firstIndex(of: number) : table[number]
+    }
+
+    /// The member names of ``numbers``: ones built before at `depth` when they match (the elements of a
+    /// repeated message mostly have one of a few layouts).
+    private mutating func memberNames(depth: Int) -> [String] {
+        let first = depth * Self.ways
+        if first < layouts.count {
+            for slot in first..<(first + Self.ways) where matches(layouts[slot]) { return layouts[slot].names }
+        } else {
+            layouts += repeatElement(Layout(), count: first + Self.ways - layouts.count)
+            nextWay += repeatElement(0, count: depth + 1 - nextWay.count)
+        }
+        let names = numbers.map { number in number < 256 ? smallNames[Int(number)] : String(number) }
+        let slot = first + nextWay[depth]
+        nextWay[depth] = (nextWay[depth] + 1) % Self.ways
+        layouts[slot] = Layout(start: pool.count, count: numbers.count, names: names)
+        pool += numbers
+        return names
+    }
+
+    private func matches(_ layout: Layout) -> Bool {
+        guard layout.count == numbers.count else { return false }
+        for k in 0..<layout.count where pool[layout.start + k] != numbers[k] { return false }
+        return true
+    }
+
+    /// The value of the entry at `index`, a field of a message at `depth`.
+    private mutating func value(_ index: Int, depth: Int) -> Value {
+        let entry = tape[index]
+        switch entry.kind {
+        case .varint, .fixed64: return Value(entry.value)
+        case .fixed32: return .int(Int64(entry.value))
+        case .lengthDelimited:
+            let payload = UnsafeBufferPointer(rebasing: bytes[Self.payload(bytes, entry)])
+            if Self.isUTF8(payload) { return .string(String(decoding: payload, as: UTF8.self)) }
+            return .bytes(Array(payload))
+        case .message, .group: return object(index + 1, entry.next(after: index), depth: depth + 1)
+        }
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (what `String(validating:as:)` accepts: no overlong forms, no
+    /// surrogates, nothing above U+10FFFF), eight ASCII bytes at a time.
+    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        var i = 0
+        while i < count {
+            if i + 8 <= count,
+                UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
+                i += 8
+                continue
+            }
+            let lead = bytes[i]
+            if lead < 0x80 {
+                i += 1
+                continue
+            }
+            let length: Int
+            var low: UInt8 = 0x80
+            var high: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF:
+                length = 3
+                if lead == 0xE0 { low = 0xA0 } else if lead == 0xED { high = 0x9F }
+            case 0xF0...0xF4:
+                length = 4
+                if lead == 0xF0 { low = 0x90 } else if lead == 0xF4 { high = 0x8F }
+            default: return false
+            }
+            guard count - i >= length, bytes[i + 1] >= low, bytes[i + 1] <= high else { return false }
+            var k = 2
+            while k < length {
+                guard bytes[i + k] & 0xC0 == 0x80 else { return false }
+                k += 1
+            }
+            i += length
+        }
+        return true
+    }
+}

@@ -1,0 +1,304 @@
+/// One field of a message that ``ProtobufRawScanner`` accepted, in wire order. A nested message or group is
+/// followed by the entries of its own fields; ``value`` then says where they end, so a reader skips them in
+/// one step.
+struct ProtobufRawEntry {
+    enum Kind: UInt8 {
+        /// `value` is the varint.
+        case varint
+        /// `value` is the 64-bit value.
+        case fixed64
+        /// `value` is the 32-bit value.
+        case fixed32
+        /// A string or bytes: `value` is the offset of the length prefix (the payload follows it).
+        case lengthDelimited
+        /// A payload read as a nested message: `value` is the index past its last nested entry.
+        case message
+        /// A group: `value` is the index past its last nested entry.
+        case group
+    }
+
+    var value: UInt64
+    var number: UInt32
+    var kind: Kind
+
+    /// The index of the entry after this one and everything nested in it, this one being at `index`.
+    @inline(__always)
+    func next(after index: Int) -> Int {
+        kind.rawValue >= Kind.message.rawValue ? Int(truncatingIfNeeded: value) : index + 1
+    }
+}
+
+/// Why the raw scan stopped; the text is written only for the error that leaves the decoder (a rejected
+/// guess costs no string).
+struct ProtobufRawFailure: Error {
+    enum Reason: UInt8 {
+        case varintTooLong, truncatedVarint, fieldNumberZero, invalidWireType, lengthBeyondEnd
+        case truncatedFixed32, truncatedFixed64, unmatchedEndGroup, unclosedGroup
+        case tooManyValues, tooLong, tooManyFields, groupsTooDeep
+    }
+
+    var reason: Reason
+    var offset: Int
+    /// The reason's numbers: the varint's byte limit, the wire type or field number, the length, the limit.
+    var first: UInt64 = 0
+    var second: UInt64 = 0
+
+    /// Whether a guess that hit this is merely not a message (as opposed to a limit, which is an error).
+    var isMalformed: Bool { reason.rawValue < Reason.tooManyValues.rawValue }
+
+    /// The failure as the wire layer words it.
+    var wireError: WireError { WireError(message: message, offset: offset, code: code) }
+
+    private var code: CourierError.Code {
+        switch reason {
+        case .tooManyValues, .tooLong, .tooManyFields: return .sizeLimitExceeded
+        case .groupsTooDeep: return .depthLimitExceeded
+        default: return .malformedInput
+        }
+    }
+
+    private var message: String {
+        switch reason {
+        case .varintTooLong: return "varint longer than \(first) bytes"
+        case .truncatedVarint: return "truncated varint"
+        case .fieldNumberZero: return "field number 0 is not allowed"
+        case .invalidWireType: return "invalid wire type \(first) for field \(second)"
+        case .lengthBeyondEnd: return "length prefix \(first) exceeds the \(second) bytes that remain"
+        case .truncatedFixed32: return "truncated 32-bit value"
+        case .truncatedFixed64: return "truncated 64-bit value"
+        case .unmatchedEndGroup: return "unmatched end of group \(first)"
+        case .unclosedGroup: return "group \(first) is not closed"
+        case .tooManyValues: return "the message holds more values than the limit maximumTotalValues = \(first)"
+        case .tooLong:
+            return "a length-delimited value of \(first) bytes is longer than the limit maximumStringLength = \(second)"
+        case .tooManyFields: return "a message has more fields than the limit maximumContainerCount = \(first)"
+        case .groupsTooDeep: return "groups nest deeper than the limit maximumDepth = \(first)"
+        }
+    }
+}
+
+/// The raw decoder's first pass: checks the bytes and the limits exactly as the guessing parse always did,
+/// and records the fields of every message it accepts on a flat tape, without building anything.
+///
+/// A length-delimited payload is tried as a message once; when the try fails, its entries are dropped from the
+/// tape and it costs no more than the bytes it read (no error text, no values, no strings). Every byte is read
+/// by the innermost try that holds it directly, so nesting does not multiply the work.
+struct ProtobufRawScanner {
+    /// The input's first byte (a placeholder, never read, when the input is empty).
+    let base: UnsafePointer<UInt8>
+    let maxDepth: Int
+    let groupDepth: Int
+    let maxTotal: Int
+    let maxFields: Int
+    let maxString: Int
+    /// Values counted so far (messages, scalars, strings), restored when a guessed message is not one.
+    var total = 0
+    /// The tape: `count` entries of `capacity` (owned: ``deallocate()`` frees it).
+    private(set) var tape: UnsafeMutablePointer<ProtobufRawEntry>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, limits: DecodingLimits, maxDepth: Int) {
+        base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
+        self.maxDepth = maxDepth
+        groupDepth = min(limits.maximumDepth, maxDepth)
+        maxTotal = limits.maximumTotalValues
+        maxFields = limits.maximumContainerCount
+        maxString = limits.maximumStringLength
+        // Every entry holds at least two bytes of its own (a key and a value, or a group's two keys), so
+        // half the input is room enough: allocated untouched, the pages are only faulted in as they fill,
+        // and the tape never moves. Past 4M entries (a 64 MiB reservation) it grows instead.
+        capacity = min(bytes.count / 2 + 1, 1 << 22)
+        tape = .allocate(capacity: capacity)
+    }
+
+    /// Frees the tape.
+    func deallocate() { tape.deallocate() }
+
+    /// The entries recorded.
+    var entries: UnsafeBufferPointer<ProtobufRawEntry> { UnsafeBufferPointer(start: tape, count: count) }
+
+    @inline(__always)
+    private mutating func append(_ entry: ProtobufRawEntry) {
+        if count == capacity { grow() }
+        (tape + count).initialize(to: entry)
+        count += 1
+    }
+
+    private mutating func grow() {
+        capacity *= 2
+        let larger = UnsafeMutablePointer<ProtobufRawEntry>.allocate(capacity: capacity)
+        larger.moveInitialize(from: tape, count: count)
+        tape.deallocate()
+        tape = larger
+    }
+
+    @inline(__always)
+    mutating func count(at offset: Int) throws(ProtobufRawFailure) {
+        total += 1
+        if total > maxTotal {
+            throw ProtobufRawFailure(reason: .tooManyValues, offset: offset, first: UInt64(maxTotal))
+        }
+    }
+
+    /// Reads the varint at `offset` in `base` (of at most `maxBytes` bytes, before `end`).
+    @inline(__always)
+    static func varint(
+        _ base: UnsafePointer<UInt8>, _ offset: inout Int, _ end: Int, maxBytes: Int
+    ) throws(ProtobufRawFailure) -> UInt64 {
+        if offset < end {
+            let byte = base[offset]
+            if byte < 0x80 {
+                offset += 1
+                return UInt64(byte)
+            }
+        }
+        return try longVarint(base, &offset, end, maxBytes: maxBytes)
+    }
+
+    /// A varint of more than one byte: at most `maxBytes` of them are read, the tenth contributing its
+    /// lowest bit.
+    static func longVarint(
+        _ base: UnsafePointer<UInt8>, _ offset: inout Int, _ end: Int, maxBytes: Int
+    ) throws(ProtobufRawFailure) -> UInt64 {
+        let start = offset
+        let limit = min(end, start + maxBytes)
+        var value: UInt64 = 0
+        var next = start
+        while next < limit {
+            let digit = UInt64(base[next])
+            let position = UInt64(7 * (next - start))
+            next += 1
+            if position < 64 { value |= (digit & 0x7f) << position }
+            if digit < 0x80 {
+                offset = next
+                return value
+            }
+        }
+        if next - start >= maxBytes {
+            throw ProtobufRawFailure(reason: .varintTooLong, offset: start, first: UInt64(maxBytes))
+        }
+        throw ProtobufRawFailure(reason: .truncatedVarint, offset: start)
+    }
+
+    /// Scans the message in `start..<end` (a group's when `endGroup` is its number, else 0) and returns the
+    /// offset after it (after the end-group key for a group).
+    mutating func scanMessage(
+        from start: Int, to end: Int, depth: Int, endGroup: UInt32
+    ) throws(ProtobufRawFailure) -> Int {
+        try count(at: start)
+        let base = base
+        var offset = start
+        var fields = 0
+        while offset < end {
+            let keyOffset = offset
+            let key = try Self.varint(base, &offset, end, maxBytes: 10) & 0xFFFF_FFFF
+            let number = UInt32(truncatingIfNeeded: key >> 3)
+            guard number != 0 else { throw ProtobufRawFailure(reason: .fieldNumberZero, offset: keyOffset) }
+            var scalar = true
+            switch key & 7 {
+            case 0:
+                let value = try Self.varint(base, &offset, end, maxBytes: 10)
+                append(ProtobufRawEntry(value: value, number: number, kind: .varint))
+            case 1:
+                guard end - offset >= 8 else { throw ProtobufRawFailure(reason: .truncatedFixed64, offset: offset) }
+                let value = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+                offset += 8
+                append(ProtobufRawEntry(value: UInt64(littleEndian: value), number: number, kind: .fixed64))
+            case 5:
+                guard end - offset >= 4 else { throw ProtobufRawFailure(reason: .truncatedFixed32, offset: offset) }
+                let value = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt32.self)
+                offset += 4
+                append(
+                    ProtobufRawEntry(value: UInt64(UInt32(littleEndian: value)), number: number, kind: .fixed32))
+            case 2:
+                scalar = false
+                try scanLengthDelimited(&offset, end, number: number, keyOffset: keyOffset, depth: depth)
+            case 3:
+                scalar = false
+                guard depth < groupDepth else {
+                    throw ProtobufRawFailure(reason: .groupsTooDeep, offset: keyOffset, first: UInt64(groupDepth))
+                }
+                let index = count
+                append(ProtobufRawEntry(value: 0, number: number, kind: .group))
+                offset = try scanMessage(from: offset, to: end, depth: depth + 1, endGroup: number)
+                tape[index].value = UInt64(count)
+            case 4:
+                guard endGroup == number else {
+                    throw ProtobufRawFailure(reason: .unmatchedEndGroup, offset: keyOffset, first: UInt64(number))
+                }
+                return offset
+            default:
+                throw ProtobufRawFailure(
+                    reason: .invalidWireType, offset: keyOffset, first: key & 7, second: UInt64(number))
+            }
+            fields += 1
+            if fields > maxFields {
+                throw ProtobufRawFailure(reason: .tooManyFields, offset: keyOffset, first: UInt64(maxFields))
+            }
+            if scalar { try count(at: keyOffset) }
+        }
+        if endGroup != 0 {
+            throw ProtobufRawFailure(reason: .unclosedGroup, offset: offset, first: UInt64(endGroup))
+        }
+        return offset
+    }
+
+    /// Whether the payload's first field, read from a one-byte key, makes it malformed at once: number 0, an
+    /// invalid wire type, an end of group, or a value longer than the payload. Most text fails here, and
+    /// skipping its guess changes nothing: the guess would have counted one value at the payload's start, as
+    /// the string that replaces it does.
+    @inline(__always)
+    static func failsAtOnce(_ base: UnsafePointer<UInt8>, _ payload: Range<Int>) -> Bool {
+        let key = base[payload.lowerBound]
+        guard key < 0x80 else { return false }
+        let left = payload.count - 1
+        switch key & 7 {
+        case 0, 3: return key < 8
+        case 1: return key < 8 || left < 8
+        case 5: return key < 8 || left < 4
+        case 2:
+            guard key >= 8, left > 0 else { return true }
+            let length = base[payload.lowerBound + 1]
+            return length < 0x80 && Int(length) > left - 1
+        default: return true
+        }
+    }
+
+    /// A length-delimited value: a nested message when its payload scans as one (above ``maxDepth`` no
+    /// more), else a string or bytes. A guess that runs into a limit is an error, not a fallback.
+    private mutating func scanLengthDelimited(
+        _ offset: inout Int, _ end: Int, number: UInt32, keyOffset: Int, depth: Int
+    ) throws(ProtobufRawFailure) {
+        let lengthOffset = offset
+        let base = base
+        let length = try Self.varint(base, &offset, end, maxBytes: 5)
+        guard length <= UInt64(end - offset) else {
+            throw ProtobufRawFailure(
+                reason: .lengthBeyondEnd, offset: lengthOffset, first: length, second: UInt64(end - offset))
+        }
+        let payload = offset..<(offset + Int(length))
+        offset = payload.upperBound
+        if payload.count > maxString {
+            throw ProtobufRawFailure(
+                reason: .tooLong, offset: keyOffset, first: UInt64(payload.count), second: UInt64(maxString))
+        }
+        let index = count
+        append(ProtobufRawEntry(value: UInt64(lengthOffset), number: number, kind: .lengthDelimited))
+        if !payload.isEmpty, depth < maxDepth, !Self.failsAtOnce(base, payload) {
+            let before = total
+            do throws(ProtobufRawFailure) {
+                _ = try scanMessage(from: payload.lowerBound, to: payload.upperBound, depth: depth + 1, endGroup: 0)
+                tape[index] = ProtobufRawEntry(value: UInt64(count), number: number, kind: .message)
+                return
+            } catch where !error.isMalformed {
+                throw error
+            } catch {
+                // Not a message: what the guess recorded goes.
+                total = before
+                count = index + 1
+            }
+        }
+        try count(at: payload.lowerBound)
+    }
+}
