@@ -92,17 +92,22 @@ private struct RawStack<Element> {
         (base + count).deinitialize(count: 1)
     }
 
-    /// Moves the elements from `start` up into an array of exactly that size (each through `transform`) and
+    /// Moves the elements from `start` up into an array of that capacity (each through `transform`) and
     /// shrinks the stack to `start`.
+    ///
+    /// The array is reserved and appended to rather than built with `init(unsafeUninitializedCapacity:)`:
+    /// that initializer allocates through an unspecialized standard-library entry point that looks the array
+    /// storage's type metadata up in the runtime's cache on every call, while `reserveCapacity` is
+    /// specialized here and reaches the metadata through a once-initialized reference.
     @inline(__always)
     mutating func take<T>(from start: Int, _ transform: (consuming Element) -> T) -> [T] {
         let n = count - start
         let source = base + start
         count = start
-        return [T](unsafeUninitializedCapacity: n) { buffer, initialized in
-            for i in 0..<n { (buffer.baseAddress! + i).initialize(to: transform((source + i).move())) }
-            initialized = n
-        }
+        var array: [T] = []
+        array.reserveCapacity(n)
+        for i in 0..<n { array.append(transform((source + i).move())) }
+        return array
     }
 
     /// Drops the elements from `start` up.
@@ -137,9 +142,10 @@ struct JSONParser: ~Copyable {
     /// `nil` until the first object closes.
     private var sharedKeys: UnsafeMutablePointer<[String]>?
     private static let sharedSlots = 8
-    /// Whether the last string had escapes or non-ASCII bytes: such member names are compared as
-    /// `String`s (canonical equivalence, as `Value.Object` compares them), not byte for byte.
-    private var lastStringHadEscapes = false
+    /// Whether the last string was anything but plain ASCII between its quotes (it had escapes or non-ASCII
+    /// bytes): such member names are compared as `String`s (canonical equivalence, as `Value.Object` compares
+    /// them), not byte for byte.
+    private var lastStringIsNotPlainASCII = false
 
     /// A member name of an open object: the name, the byte offset of its opening quote and its raw length
     /// between the quotes (-1 when it had escapes or non-ASCII bytes).
@@ -422,7 +428,7 @@ struct JSONParser: ~Copyable {
         }
         let start = pos
         let name = try parseString()
-        let length = lastStringHadEscapes ? -1 : pos - start - 2
+        let length = lastStringIsNotPlainASCII ? -1 : pos - start - 2
         names.push(MemberName(name: name, start: start, length: length))
         skipWhitespace()
         guard pos < count, bytes[pos] == UInt8(ascii: ":") else {
@@ -457,7 +463,7 @@ struct JSONParser: ~Copyable {
 
     /// Parses a string; the cursor is at the opening quote and ends after the closing quote.
     private mutating func parseString() throws(JSONParseFailure) -> String {
-        lastStringHadEscapes = false
+        lastStringIsNotPlainASCII = false
         pos += 1
         let begin = pos
         var p = pos
@@ -484,13 +490,13 @@ struct JSONParser: ~Copyable {
                 if p - begin <= 15 { return shortString(begin, p - begin) }
                 return String(decoding: UnsafeBufferPointer(start: bytes + begin, count: p - begin), as: UTF8.self)
             } else if b == UInt8(ascii: "\\") {
-                lastStringHadEscapes = true
+                lastStringIsNotPlainASCII = true
                 return try parseEscapedString(begin: begin, from: p)
             } else if b < 0x20 {
                 pos = p
                 throw fail("unescaped control character \(describe(b)) in a string")
             } else if b >= 0x80 {
-                lastStringHadEscapes = true
+                lastStringIsNotPlainASCII = true
                 p = try validateUTF8Sequence(at: p)
             } else {
                 p += 1
@@ -526,7 +532,7 @@ struct JSONParser: ~Copyable {
                     }
                 }
             }
-            return Self.smallString(low, high, count: length, isASCII: !lastStringHadEscapes)
+            return Self.smallString(low, high, count: length, isASCII: !lastStringIsNotPlainASCII)
         }
         #endif
         return String(decoding: UnsafeBufferPointer(start: bytes + begin, count: length), as: UTF8.self)
