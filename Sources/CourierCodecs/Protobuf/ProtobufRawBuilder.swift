@@ -8,11 +8,14 @@ struct ProtobufRawValueBuilder {
     let bytes: UnsafeBufferPointer<UInt8>
     let tape: UnsafeBufferPointer<ProtobufRawEntry>
     private let smallNames = Self.smallNames
-    /// The field numbers of the message being grouped (reused by every message).
+    /// The field numbers of the message being grouped: the first ``numberCount`` of them (the storage is
+    /// reused by every message, never shrunk).
     private var numbers: [UInt32] = []
+    private var numberCount = 0
     /// How many fields each number of the objects being built has, in runs (a stack: the innermost object's
     /// runs on top).
     private var runs: [Int] = []
+    private var runTop = 0
     /// The last ``ways`` member-name arrays built at each depth (slot `depth * ways + way`), with where their
     /// numbers are in ``pool``, and which way each depth replaces next.
     private var layouts: [Layout] = []
@@ -58,24 +61,26 @@ struct ProtobufRawValueBuilder {
     mutating func object(_ from: Int, _ to: Int, depth: Int = 0) -> Value {
         // Pass 1: the numbers in order of first appearance, when repeats are adjacent (numbers never decrease,
         // as encoders write them); otherwise the general grouping.
-        numbers.removeAll(keepingCapacity: true)
+        numberCount = 0
         var last: UInt32 = 0
         var i = from
-        // The length of each run of one number, on a stack shared with the nested objects built below.
-        let base = runs.count
-        defer { runs.removeLast(runs.count - base) }
+        // The length of each run of one number, on a stack shared with the nested objects built below (only
+        // its top moves; the slots above it are reused rather than removed).
+        let base = runTop
+        defer { runTop = base }
         while i < to {
             let entry = tape[i]
             if entry.number != last {
                 if entry.number < last {
-                    runs.removeLast(runs.count - base)
+                    runTop = base
                     return grouped(from, to, depth: depth)
                 }
-                numbers.append(entry.number)
-                runs.append(1)
+                pushNumber(entry.number)
+                if runTop == runs.count { runs.append(1) } else { runs[runTop] = 1 }
+                runTop += 1
                 last = entry.number
             } else {
-                runs[runs.count - 1] += 1
+                runs[runTop - 1] += 1
             }
             i = entry.next(after: i)
         }
@@ -104,7 +109,7 @@ struct ProtobufRawValueBuilder {
     /// The object of fields whose repeats are not adjacent: grouped by a linear search of the numbers seen,
     /// through a table once there are more than 16 of them.
     private mutating func grouped(_ from: Int, _ to: Int, depth: Int) -> Value {
-        numbers.removeAll(keepingCapacity: true)
+        numberCount = 0
         var table: [UInt32: Int] = [:]
         var counts: [Int] = []
         var i = from
@@ -113,20 +118,20 @@ struct ProtobufRawValueBuilder {
             if let slot = slot(of: number, table) {
                 counts[slot] += 1
             } else {
-                numbers.append(number)
+                pushNumber(number)
                 counts.append(1)
-                if numbers.count > 16 {
+                if numberCount > 16 {
                     if table.isEmpty {
-                        for (slot, known) in numbers.enumerated() { table[known] = slot }
+                        for (slot, known) in numbers[..<numberCount].enumerated() { table[known] = slot }
                     } else {
-                        table[number] = numbers.count - 1
+                        table[number] = numberCount - 1
                     }
                 }
             }
             i = tape[i].next(after: i)
         }
         let names = memberNames(depth: depth)
-        let slots = numbers
+        let slots = numbers[..<numberCount]
         var lists = counts.map { count in
             var list: [Value] = []
             list.reserveCapacity(count)
@@ -143,8 +148,15 @@ struct ProtobufRawValueBuilder {
         return .object(Value.Object(uniqueKeys: names, values: values))
     }
 
+    /// Appends `number` to ``numbers``.
+    @inline(__always)
+    private mutating func pushNumber(_ number: UInt32) {
+        if numberCount == numbers.count { numbers.append(number) } else { numbers[numberCount] = number }
+        numberCount += 1
+    }
+
     private func slot(of number: UInt32, _ table: [UInt32: Int]) -> Int? {
-        table.isEmpty ? numbers.firstIndex(of: number) : table[number]
+        table.isEmpty ? numbers[..<numberCount].firstIndex(of: number) : table[number]
     }
 
     /// The member names of ``numbers``: ones built before at `depth` when they match (the elements of a
@@ -157,16 +169,16 @@ struct ProtobufRawValueBuilder {
             layouts += repeatElement(Layout(), count: first + Self.ways - layouts.count)
             nextWay += repeatElement(0, count: depth + 1 - nextWay.count)
         }
-        let names = numbers.map { number in number < 256 ? smallNames[Int(number)] : String(number) }
+        let names = numbers[..<numberCount].map { number in number < 256 ? smallNames[Int(number)] : String(number) }
         let slot = first + nextWay[depth]
         nextWay[depth] = (nextWay[depth] + 1) % Self.ways
-        layouts[slot] = Layout(start: pool.count, count: numbers.count, names: names)
-        pool += numbers
+        layouts[slot] = Layout(start: pool.count, count: numberCount, names: names)
+        pool += numbers[..<numberCount]
         return names
     }
 
     private func matches(_ layout: Layout) -> Bool {
-        guard layout.count == numbers.count else { return false }
+        guard layout.count == numberCount else { return false }
         for k in 0..<layout.count where pool[layout.start + k] != numbers[k] { return false }
         return true
     }
