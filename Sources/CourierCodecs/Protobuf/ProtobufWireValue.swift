@@ -161,6 +161,16 @@ final class ProtobufWireReader {
 
     // MARK: indexing
 
+    /// The index of the field numbered `number` in `layout` (`hot` is its ``MessageLayout/hot``), `guess`
+    /// being the one after the last field read. Fields usually come in number order, and a repeated field's
+    /// elements one after the other: the next field and the last one are tried before a search.
+    @inline(__always)
+    static func fieldIndex(_ layout: MessageLayout, _ hot: [HotField], _ number: UInt32, after guess: Int) -> Int? {
+        if guess < hot.count, hot[guess].number == number { return guess }
+        if guess > 0, hot[guess - 1].number == number { return guess - 1 }
+        return layout.field(number: number)
+    }
+
     /// Indexes the fields of the message of type `layout` in `range`: one pass, checking keys, wire types,
     /// value framing, single occurrences of singular fields and oneofs, and unknown fields.
     func index(_ layout: MessageLayout, _ range: Range<Int>) throws(WireAnomaly) -> WireMessage {
@@ -187,13 +197,7 @@ final class ProtobufWireReader {
             let keyStart = offset
             let (number, wire) = try key(&offset, end: end)
             occurrences += 1
-            // Fields usually come in number order: try the one after the last first.
-            var i: Int
-            if guess < hot.count, hot[guess].number == number {
-                i = guess
-            } else if let found = layout.field(number: number) {
-                i = found
-            } else {
+            guard let i = Self.fieldIndex(layout, hot, number, after: guess) else {
                 guard options.unknownFields == .discard else { throw WireAnomaly() }
                 try skip(wire, &offset, end: end)
                 continue
@@ -316,12 +320,7 @@ final class ProtobufWireReader {
         while offset < end {
             let (number, wire) = try key(&offset, end: end)
             occurrences += 1
-            var i: Int
-            if guess < hot.count, hot[guess].number == number {
-                i = guess
-            } else if let found = layout.field(number: number) {
-                i = found
-            } else {
+            guard let i = Self.fieldIndex(layout, hot, number, after: guess) else {
                 guard options.unknownFields == .discard else { throw WireAnomaly() }
                 try skip(wire, &offset, end: end)
                 continue
