@@ -36,12 +36,14 @@ final class ProtobufWireReader {
     let bytes: UnsafeBufferPointer<UInt8>
     let runtime: ProtobufRuntime
     let options: ProtobufCodec.Options
+    // The state below belongs to one decode on one thread, and no access to it overlaps another: no run-time
+    // exclusivity checks.
     /// Whether indexing counts against the limits (once per message: off when re-reading checked bytes).
-    var counting = true
+    @exclusivity(unchecked) var counting = true
     /// The values counted against `DecodingLimits.maximumTotalValues` so far.
-    var total = 0
+    @exclusivity(unchecked) var total = 0
     /// Whether ``check(_:_:depth:)`` passed over the whole input (its strings are known to be UTF-8).
-    var checked = false
+    @exclusivity(unchecked) var checked = false
     /// One reusable slot array per nesting level, for ``value(_:_:depth:)``.
     @exclusivity(unchecked) private var scratch: [[WireSlot]] = []
 
@@ -448,7 +450,10 @@ final class ProtobufWireReader {
                 values.append(value)
                 keys?.append(names[i])
             } else if keys == nil {
-                keys = Array(names[0..<i])
+                var emitted: [String] = []
+                emitted.reserveCapacity(names.count - 1)
+                emitted.append(contentsOf: names[0..<i])
+                keys = emitted
             }
         }
         return .object(Value.Object(uniqueKeys: keys ?? names, values: values))
