@@ -91,44 +91,6 @@ struct PBHeldContainers: Decodable, Equatable {
     }
 }
 
-/// A model that keeps containers whose decoders it let go (taken from super decoders), and reads a message
-/// through two key types at once: containers must stay bound to their own messages.
-struct PBSuperHeld: Decodable, Equatable {
-    var names: [String] = []
-    var cities: [String] = []
-    var codes: [String] = []
-
-    enum Keys: String, CodingKey {
-        case code, data, users, name, address, city
-    }
-
-    enum OtherKeys: String, CodingKey {
-        case message, code
-    }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Keys.self)
-        let other = try decoder.container(keyedBy: OtherKeys.self)
-        let again = try decoder.container(keyedBy: Keys.self)
-        codes.append("\(try c.decode(Int64.self, forKey: .code)) \(try other.decode(String.self, forKey: .message))")
-        codes.append("\(try again.decode(Int64.self, forKey: .code)) \(try other.decode(Int64.self, forKey: .code))")
-        guard c.contains(.data) else { return }
-        let data = try c.superDecoder(forKey: .data).container(keyedBy: Keys.self)
-        var users = try data.nestedUnkeyedContainer(forKey: .users)
-        var held: [KeyedDecodingContainer<Keys>] = []
-        var addresses: [KeyedDecodingContainer<Keys>] = []
-        while !users.isAtEnd {
-            let user = try users.superDecoder().container(keyedBy: Keys.self)
-            held.append(user)
-            if user.contains(.address) {
-                addresses.append(try user.superDecoder(forKey: .address).container(keyedBy: Keys.self))
-            }
-        }
-        for user in held.reversed() { names.append(try user.decode(String.self, forKey: .name)) }
-        for address in addresses.reversed() { cities.append(try address.decode(String.self, forKey: .city)) }
-    }
-}
-
 /// A model written by hand against every container call, recording what it saw.
 struct PBProbe: Decodable, Equatable {
     var log: [String] = []
@@ -312,12 +274,9 @@ enum ProtobufDifferential {
         ProtobufDifferential.checkTyped(PBNarrowList.self, demo, bytes, listHints)
         ProtobufDifferential.checkTyped(PBProbe.self, demo, bytes, listHints)
         ProtobufDifferential.checkTyped(PBHeldContainers.self, demo, bytes, listHints)
-        ProtobufDifferential.checkTyped(PBSuperHeld.self, demo, bytes, listHints)
-        let superHeld = try demo.decode(PBSuperHeld.self, from: bytes, hints: listHints, decoder: ValueDecoder())
         let held = try demo.decode(PBHeldContainers.self, from: bytes, hints: listHints, decoder: ValueDecoder())
         let model = try demo.decode(PBUserList.self, from: bytes, hints: listHints, decoder: ValueDecoder())
         #expect(held.names == model.data?.users.reversed().map(\.name))
-        #expect(superHeld.names == held.names && superHeld.cities == held.cities)
         ProtobufDifferential.checkTyped(Value.self, demo, bytes, listHints)
         var snake = ValueDecoder()
         snake.keyStrategy = .convertFromSnakeCase
@@ -366,7 +325,6 @@ enum ProtobufDifferential {
             ProtobufDifferential.checkTyped(PBNarrowList.self, demo, bytes, listHints)
             ProtobufDifferential.checkTyped(PBProbe.self, demo, bytes, listHints)
             ProtobufDifferential.checkTyped(PBHeldContainers.self, demo, bytes, listHints)
-            ProtobufDifferential.checkTyped(PBSuperHeld.self, demo, bytes, listHints)
         }
     }
 

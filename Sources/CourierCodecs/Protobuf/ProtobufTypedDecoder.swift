@@ -217,13 +217,6 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
     let depth: Int
     /// Where the next keyed lookup probably is (only this decoder's containers touch it, one call at a time).
     @exclusivity(unchecked) var hint = 0
-    /// How many ``unwrap(_:)`` calls are decoding a model from this decoder right now (each holds it).
-    @exclusivity(unchecked) var unwrapping = 0
-    /// The keyed container last lent out during an ``unwrap(_:)`` (a `KeyedDecodingContainer` of the key
-    /// type `lentKey`, as its one reference), handed out again to the next model of the same type read from
-    /// this decoder: no box to allocate and no generic metadata to look up per message.
-    @exclusivity(unchecked) var lent: AnyObject?
-    @exclusivity(unchecked) var lentKey: ObjectIdentifier?
 
     init(
         context: ProtobufTypedContext, message: WireMessage, depth: Int, parent: ProtobufPathNode?,
@@ -246,19 +239,7 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
         {
             throw context.giveUp(path)
         }
-        // While a model's `init(from:)` reads this decoder, that call holds it: the container need not (it
-        // refers to it unowned, so that this decoder can keep it without a cycle). Otherwise (a decoder
-        // handed out by `superDecoder`, a nested container) the container holds its decoder.
-        guard unwrapping > 0 else {
-            return KeyedDecodingContainer(ProtobufKeyedContainer<Key>(decoder: self, keeper: self))
-        }
-        if lentKey == ObjectIdentifier(Key.self), let lent {
-            return unsafeBitCast(lent, to: KeyedDecodingContainer<Key>.self)
-        }
-        let made = KeyedDecodingContainer(ProtobufKeyedContainer<Key>(decoder: self, keeper: nil))
-        lent = unsafeBitCast(made, to: AnyObject.self)
-        lentKey = ObjectIdentifier(Key.self)
-        return made
+        return KeyedDecodingContainer(ProtobufKeyedContainer<Key>(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw mismatch(nil) }
@@ -276,8 +257,6 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
     /// Decodes `T` from this message (`ValueDecoding.unwrap`).
     func unwrap<T: Decodable>(_ type: T.Type) throws -> T {
         if protobufIsSpecial(T.self) { return try scalars.delegate(T.self, materialise(), nil) }
-        unwrapping += 1
-        defer { unwrapping -= 1 }
         return try T(from: self)
     }
 
@@ -437,10 +416,7 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
 // MARK: - Keyed
 
 struct ProtobufKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    /// The message's decoder: alive while this container is used (see `keeper`).
-    unowned(unsafe) let decoder: ProtobufMessageDecoding
-    /// `decoder`, held, unless the container is lent for an `init(from:)` call that holds it already.
-    let keeper: ProtobufMessageDecoding?
+    let decoder: ProtobufMessageDecoding
 
     var codingPath: [any CodingKey] { decoder.codingPath }
     var allKeys: [Key] {
