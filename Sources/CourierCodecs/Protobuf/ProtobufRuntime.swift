@@ -68,17 +68,17 @@ final class MessageLayout {
     @exclusivity(unchecked) var jsonNames: [String] = []
     @exclusivity(unchecked) var fieldsByName: [String: Int] = [:]
     /// Field index by JSON name (the first field of a name), for the typed decoder's keyed lookups.
-    var jsonIndex: [String: Int] = [:]
+    @exclusivity(unchecked) var jsonIndex: [String: Int] = [:]
     /// Whether two fields share a JSON name (the typed decoder then leaves the type to the pivot).
     @exclusivity(unchecked) var jsonNamesCollide = false
     /// Whether a JSON name holds `_` (`convertFromSnakeCase` would rename it; left to the pivot).
-    var jsonNamesHaveUnderscores = false
+    @exclusivity(unchecked) var jsonNamesHaveUnderscores = false
     @exclusivity(unchecked) var oneofNames: [String] = []
-    var isMapEntry = false
-    var sizeofMessage = 0
+    @exclusivity(unchecked) var isMapEntry = false
+    @exclusivity(unchecked) var sizeofMessage = 0
     @exclusivity(unchecked) var hasRequiredFields = false
     /// Longest chain of nested message fields below this type (Int.max when the type is recursive).
-    var nesting = 0
+    @exclusivity(unchecked) var nesting = 0
 
     init(fullName: String, descriptor: UnsafeMutablePointer<ProtobufCMessageDescriptor>) {
         self.fullName = fullName
@@ -131,10 +131,11 @@ final class EnumLayout {
 /// Owns the C memory of the protobuf-c descriptors built from a descriptor set, and the Swift-side layouts.
 /// Immutable once built (hence `@unchecked Sendable`): the C descriptors are only read, by any thread.
 final class ProtobufRuntime: @unchecked Sendable {
-    private(set) var messages: [MessageLayout] = []
-    private(set) var enums: [EnumLayout] = []
-    private(set) var messageIndex: [String: Int] = [:]
-    private(set) var enumIndex: [String: Int] = [:]
+    // Written only while the runtime is built, then only read: no run-time exclusivity checks.
+    @exclusivity(unchecked) private(set) var messages: [MessageLayout] = []
+    @exclusivity(unchecked) private(set) var enums: [EnumLayout] = []
+    @exclusivity(unchecked) private(set) var messageIndex: [String: Int] = [:]
+    @exclusivity(unchecked) private(set) var enumIndex: [String: Int] = [:]
     private var allocations: [UnsafeMutableRawPointer] = []
 
     deinit {

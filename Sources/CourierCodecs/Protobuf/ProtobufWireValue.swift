@@ -36,12 +36,14 @@ final class ProtobufWireReader {
     let bytes: UnsafeBufferPointer<UInt8>
     let runtime: ProtobufRuntime
     let options: ProtobufCodec.Options
+    // The state below belongs to one decode on one thread, and no access to it overlaps another: no run-time
+    // exclusivity checks.
     /// Whether indexing counts against the limits (once per message: off when re-reading checked bytes).
-    var counting = true
+    @exclusivity(unchecked) var counting = true
     /// The values counted against `DecodingLimits.maximumTotalValues` so far.
-    var total = 0
+    @exclusivity(unchecked) var total = 0
     /// Whether ``check(_:_:depth:)`` passed over the whole input (its strings are known to be UTF-8).
-    var checked = false
+    @exclusivity(unchecked) var checked = false
     /// One reusable slot array per nesting level, for ``value(_:_:depth:)``.
     @exclusivity(unchecked) private var scratch: [[WireSlot]] = []
 
@@ -161,6 +163,16 @@ final class ProtobufWireReader {
 
     // MARK: indexing
 
+    /// The index of the field numbered `number` in `layout` (`hot` is its ``MessageLayout/hot``), `guess`
+    /// being the one after the last field read. Fields usually come in number order, and a repeated field's
+    /// elements one after the other: the next field and the last one are tried before a search.
+    @inline(__always)
+    static func fieldIndex(_ layout: MessageLayout, _ hot: [HotField], _ number: UInt32, after guess: Int) -> Int? {
+        if guess < hot.count, hot[guess].number == number { return guess }
+        if guess > 0, hot[guess - 1].number == number { return guess - 1 }
+        return layout.field(number: number)
+    }
+
     /// Indexes the fields of the message of type `layout` in `range`: one pass, checking keys, wire types,
     /// value framing, single occurrences of singular fields and oneofs, and unknown fields.
     func index(_ layout: MessageLayout, _ range: Range<Int>) throws(WireAnomaly) -> WireMessage {
@@ -187,13 +199,7 @@ final class ProtobufWireReader {
             let keyStart = offset
             let (number, wire) = try key(&offset, end: end)
             occurrences += 1
-            // Fields usually come in number order: try the one after the last first.
-            var i: Int
-            if guess < hot.count, hot[guess].number == number {
-                i = guess
-            } else if let found = layout.field(number: number) {
-                i = found
-            } else {
+            guard let i = Self.fieldIndex(layout, hot, number, after: guess) else {
                 guard options.unknownFields == .discard else { throw WireAnomaly() }
                 try skip(wire, &offset, end: end)
                 continue
@@ -316,12 +322,7 @@ final class ProtobufWireReader {
         while offset < end {
             let (number, wire) = try key(&offset, end: end)
             occurrences += 1
-            var i: Int
-            if guess < hot.count, hot[guess].number == number {
-                i = guess
-            } else if let found = layout.field(number: number) {
-                i = found
-            } else {
+            guard let i = Self.fieldIndex(layout, hot, number, after: guess) else {
                 guard options.unknownFields == .discard else { throw WireAnomaly() }
                 try skip(wire, &offset, end: end)
                 continue
@@ -449,7 +450,10 @@ final class ProtobufWireReader {
                 values.append(value)
                 keys?.append(names[i])
             } else if keys == nil {
-                keys = Array(names[0..<i])
+                var emitted: [String] = []
+                emitted.reserveCapacity(names.count - 1)
+                emitted.append(contentsOf: names[0..<i])
+                keys = emitted
             }
         }
         return .object(Value.Object(uniqueKeys: keys ?? names, values: values))
