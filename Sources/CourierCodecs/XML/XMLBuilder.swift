@@ -1,6 +1,5 @@
 import CLibXML2
 import Courier
-import Synchronization
 
 /// What an XML parse makes of the elements ``XMLBuilder`` finishes: the pivot's `Value` tree
 /// (``XMLTreeOutput``) or the direct path's tape (``XMLTapeOutput``).
@@ -866,7 +865,9 @@ struct XMLRegistry: Sendable {
     /// The most names, resolved shapes or cached resolutions a kept registry may hold.
     static let maximumSize = 1024
 
-    private static let kept = Mutex<[XMLRegistry]>([])
+    /// Behind Courier's pthread-based `Locked`, not `Synchronization.Mutex`: ThreadSanitizer sees the
+    /// happens-before edges of a pthread mutex, and parses on many threads contend for this one.
+    private static let kept = Locked<[XMLRegistry]>([])
 
     /// The kept registry of `shape`, or an empty one.
     static func cached(for shape: ValueShape) -> XMLRegistry {
