@@ -98,29 +98,30 @@ public struct KeyCodingStrategy: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A coding key made from a path component, for `codingPath` arrays and dictionary keys.
-struct ValueCodingKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
+/// A coding key made from a path component, for `codingPath` arrays and dictionary keys (shared by every
+/// codec's encoders and decoders in the package).
+package struct ValueCodingKey: CodingKey {
+    package var stringValue: String
+    package var intValue: Int?
 
-    init(stringValue: String) {
+    package init(stringValue: String) {
         self.stringValue = stringValue
         intValue = nil
     }
 
-    init(intValue: Int) {
+    package init(intValue: Int) {
         stringValue = String(intValue)
         self.intValue = intValue
     }
 
-    init(_ component: PathComponent) {
+    package init(_ component: PathComponent) {
         switch component {
         case .key(let k): self.init(stringValue: k)
         case .index(let i): self.init(intValue: i)
         }
     }
 
-    static let `super` = ValueCodingKey(stringValue: "super")
+    package static let `super` = ValueCodingKey(stringValue: "super")
 }
 
 /// A linked list of path components, shared by nested decoders and encoders so no array is copied per

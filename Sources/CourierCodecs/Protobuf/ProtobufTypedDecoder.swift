@@ -70,23 +70,6 @@ final class ProtobufTypedContext {
     }
 }
 
-/// A coding key for paths shown to models.
-struct ProtobufPathKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue }
-    init(intValue: Int) {
-        self.stringValue = String(intValue)
-        self.intValue = intValue
-    }
-    init(_ component: PathComponent) {
-        switch component {
-        case .key(let k): self.init(stringValue: k)
-        case .index(let i): self.init(intValue: i)
-        }
-    }
-}
-
 /// A node of the coding path (parent chain).
 class ProtobufPathNode {
     // Changed only when a spare message decoder is reused (see `ProtobufTypedContext.messageDecoder`).
@@ -228,7 +211,7 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
         super.init(parent: parent, component: component)
     }
 
-    var codingPath: [any CodingKey] { path.map { ProtobufPathKey($0) } }
+    var codingPath: [any CodingKey] { path.map { ValueCodingKey($0) } }
     var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
     var scalars: ProtobufScalars { ProtobufScalars(node: self, context: context) }
 
@@ -570,7 +553,7 @@ final class ProtobufMessagesDecoding: ProtobufPathNode, Decoder, SingleValueDeco
         super.init(parent: owner, component: .key(owner.message.layout.jsonNames[field]))
     }
 
-    var codingPath: [any CodingKey] { path.map { ProtobufPathKey($0) } }
+    var codingPath: [any CodingKey] { path.map { ValueCodingKey($0) } }
     var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {

@@ -342,7 +342,7 @@ final class XMLEncodingNode: Encoder, SingleValueEncodingContainer {
         var result: [any CodingKey] = []
         var node: XMLEncodingNode? = self
         while let n = node {
-            if let c = n.component { result.append(XMLEncodingKey(c)) }
+            if let c = n.component { result.append(ValueCodingKey(c)) }
             node = n.parent
         }
         return result.reversed()
@@ -579,29 +579,6 @@ final class XMLEncodingNode: Encoder, SingleValueEncodingContainer {
             return
         }
         try value.encode(to: self)
-    }
-}
-
-/// A coding key for `codingPath`.
-struct XMLEncodingKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-
-    init(stringValue: String) {
-        self.stringValue = stringValue
-        intValue = nil
-    }
-
-    init(intValue: Int) {
-        stringValue = String(intValue)
-        self.intValue = intValue
-    }
-
-    init(_ component: PathComponent) {
-        switch component {
-        case .key(let k): self.init(stringValue: k)
-        case .index(let i): self.init(intValue: i)
-        }
     }
 }
 

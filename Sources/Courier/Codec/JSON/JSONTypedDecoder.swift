@@ -17,7 +17,7 @@ final class JSONTypedContext {
     let limits: DecodingLimits
     /// Finished child decoders nobody else holds, reused for the next children (one allocation per
     /// nesting level rather than per nested value). Emptied by ``drain()``: the decoders hold the context.
-    @exclusivity(unchecked) var pool: [JSONTypedDecoding] = []
+    @exclusivity(unchecked) var pool = JSONCoderPool<JSONTypedDecoding>()
 
     init(bytes: UnsafePointer<UInt8>, tape: UnsafeBufferPointer<JSONToken>, options: DecodingOptions, limits: DecodingLimits) {
         self.bytes = bytes
@@ -29,7 +29,7 @@ final class JSONTypedContext {
     /// A child decoder for the token at `index`, from the pool when it has one.
     @inline(__always)
     func child(index: Int, parent: JSONTypedDecoding, component: PathComponent?) -> JSONTypedDecoding {
-        guard let reused = pool.popLast() else {
+        guard let reused = pool.take() else {
             return JSONTypedDecoding(context: self, index: index, parent: parent, component: component)
         }
         reused.index = index
@@ -42,17 +42,10 @@ final class JSONTypedContext {
 
     /// Takes `decoder` back for reuse when nothing else holds it.
     @inline(__always)
-    func recycle(_ decoder: inout JSONTypedDecoding) {
-        guard isKnownUniquelyReferenced(&decoder) else { return }
-        decoder.parent = nil
-        decoder.component = nil
-        pool.append(decoder)
-    }
+    func recycle(_ decoder: inout JSONTypedDecoding) { pool.recycle(&decoder) }
 
     /// Releases the pooled decoders (they hold this context strongly).
-    func drain() {
-        pool.removeAll()
-    }
+    func drain() { pool.drain() }
 
     @inline(__always)
     func string(_ index: Int) -> String { JSONTape.string(tape[index], bytes) }
@@ -83,7 +76,7 @@ final class JSONTypedContext {
 }
 
 /// The `Decoder` for one node of the tape. Nested decoders link to their parent, which is also the path.
-final class JSONTypedDecoding: Decoder, SingleValueDecodingContainer {
+final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingContainer {
     let context: JSONTypedContext
     @exclusivity(unchecked) var index: Int
     @exclusivity(unchecked) var parent: JSONTypedDecoding?

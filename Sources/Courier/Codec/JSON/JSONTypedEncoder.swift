@@ -28,7 +28,7 @@ final class JSONTypedEncodingState {
     @exclusivity(unchecked) var nameSets: [Set<String>] = []
     /// Finished child encoders nobody else holds, reused for the next children (one allocation per
     /// nesting level rather than per nested value). Emptied by ``drain()``: the encoders hold the state.
-    @exclusivity(unchecked) var pool: [JSONTypedEncoding] = []
+    @exclusivity(unchecked) var pool = JSONCoderPool<JSONTypedEncoding>()
 
     struct Frame {
         let owner: ObjectIdentifier
@@ -50,13 +50,13 @@ final class JSONTypedEncodingState {
         pretty = codecOptions.pretty
         maximumDepth = codecOptions.maximumDepth
         frames.reserveCapacity(16)
-        pool.reserveCapacity(8)
+        pool = JSONCoderPool(capacity: 8)
     }
 
     /// A child encoder, from the pool when it has one.
     @inline(__always)
     func child(parent: JSONTypedEncoding, component: PathComponent?, depth: Int) -> JSONTypedEncoding {
-        guard let reused = pool.popLast() else {
+        guard let reused = pool.take() else {
             return JSONTypedEncoding(state: self, parent: parent, component: component, depth: depth)
         }
         reused.parent = parent
@@ -68,17 +68,10 @@ final class JSONTypedEncodingState {
 
     /// Takes `encoder` back for reuse when nothing else holds it.
     @inline(__always)
-    func recycle(_ encoder: inout JSONTypedEncoding) {
-        guard isKnownUniquelyReferenced(&encoder) else { return }
-        encoder.parent = nil
-        encoder.component = nil
-        pool.append(encoder)
-    }
+    func recycle(_ encoder: inout JSONTypedEncoding) { pool.recycle(&encoder) }
 
     /// Releases the pooled encoders (they hold this state strongly).
-    func drain() {
-        pool.removeAll()
-    }
+    func drain() { pool.drain() }
 
     /// The bit of `name` in ``Frame/nameBits``: from its length and its first byte.
     @inline(__always)
@@ -111,7 +104,7 @@ final class JSONTypedEncodingState {
 }
 
 /// The `Encoder` for one value.
-final class JSONTypedEncoding: Encoder, SingleValueEncodingContainer {
+final class JSONTypedEncoding: JSONPooledCoder, Encoder, SingleValueEncodingContainer {
     enum Written { case nothing, scalar, container }
 
     let state: JSONTypedEncodingState
