@@ -53,6 +53,31 @@ import Testing
         #expect(timer.storedCount <= 130)
     }
 
+    /// A call schedules its timeout and cancels it a few microseconds later; the thread must not be woken for
+    /// every call (it sleeps until the earliest deadline, cancelled or not, and drops it then).
+    @Test func callsThatCancelTheirTimeoutsDoNotWakeTheThreadEachTime() async throws {
+        let timer = DeadlineTimer()
+        for _ in 0..<10 {
+            let registration = timer.schedule(after: .seconds(60)) {}
+            #expect(timer.cancel(registration))
+            // Time for the thread to wake and look at its heap.
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(timer.wakeCount == 1)
+    }
+
+    /// A short deadline scheduled while the thread sleeps until a long (cancelled) one still fires on time.
+    @Test func anEarlierDeadlineWakesTheThreadSleepingUntilALaterOne() async throws {
+        let timer = DeadlineTimer()
+        let flags = Flags()
+        let long = timer.schedule(after: .seconds(60)) { flags.fire(1) }
+        #expect(timer.cancel(long))
+        try await Task.sleep(for: .milliseconds(10))
+        _ = timer.schedule(after: .milliseconds(5)) { flags.fire(2) }
+        #expect(await eventually { flags.all == [2] })
+        #expect(timer.wakeCount == 2)
+    }
+
     @Test func anAbsurdDurationIsAcceptedAndNeverFiresSoon() {
         let timer = DeadlineTimer()
         let registration = timer.schedule(after: .seconds(Int64.max)) {}

@@ -12,9 +12,11 @@ import Darwin
 /// later, when the answer arrives. Dispatch's `asyncAfter` wakes its manager thread for every schedule (a
 /// write to an event descriptor, then an `epoll_wait`), which cost a quarter of a whole call through the
 /// in-memory transport. Here scheduling takes the lock and pushes onto a min-heap; the thread is woken only
-/// when the new deadline is earlier than every pending one. Cancelling marks the entry and leaves it in the
-/// heap (the thread drops it when it reaches the top), and the heap is compacted once most of it is
-/// cancelled, so memory stays proportional to the pending deadlines.
+/// when the new deadline is earlier than the one it sleeps until. Cancelling marks the entry and leaves it in
+/// the heap: the thread still sleeps until the earliest entry's deadline, cancelled or not, and drops it then
+/// (dropping it at once would leave the thread waiting for the next schedule to wake it, a futex wake per
+/// call). The heap is compacted once most of it is cancelled, so memory stays proportional to the pending
+/// deadlines.
 ///
 /// ```swift
 /// let timeout = DeadlineTimer.shared.schedule(after: .seconds(2)) { task.cancel() }
@@ -44,6 +46,10 @@ package final class DeadlineTimer: @unchecked Sendable {
     /// How many registrations in `heap` are cancelled.
     private var cancelledCount = 0
     private var started = false
+    /// The deadline the thread sleeps until (`UInt64.max`: until it is woken).
+    private var wakeAt = UInt64.max
+    /// How many times a schedule woke the thread.
+    private var signals = 0
 
     /// A timer whose thread starts with its first schedule.
     package init() {
@@ -78,9 +84,13 @@ package final class DeadlineTimer: @unchecked Sendable {
         }
         heap.append(registration)
         siftUp(heap.count - 1)
-        let earliest = heap[0] === registration
+        let wake = registration.deadline < wakeAt
+        if wake {
+            wakeAt = registration.deadline
+            signals += 1
+        }
         pthread_mutex_unlock(mutex)
-        if earliest { pthread_cond_signal(condition) }
+        if wake { pthread_cond_signal(condition) }
         return registration
     }
 
@@ -95,6 +105,13 @@ package final class DeadlineTimer: @unchecked Sendable {
         cancelledCount += 1
         if cancelledCount > 64, cancelledCount * 2 > heap.count { compact() }
         return true
+    }
+
+    /// How many times scheduling woke the timer's thread (for tests).
+    package var wakeCount: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return signals
     }
 
     /// Pending and cancelled-but-kept registrations (for tests).
@@ -121,24 +138,24 @@ package final class DeadlineTimer: @unchecked Sendable {
     private func run() {
         pthread_mutex_lock(mutex)
         while true {
-            while let top = heap.first, top.action == nil {
-                removeTop()
-                cancelledCount -= 1
-            }
             guard let top = heap.first else {
+                wakeAt = .max
                 pthread_cond_wait(condition, mutex)
                 continue
             }
-            let now = Self.now()
-            if top.deadline <= now {
+            if top.deadline <= Self.now() {
                 removeTop()
-                let action = top.action
+                guard let action = top.action else {
+                    cancelledCount -= 1
+                    continue
+                }
                 top.action = nil
                 pthread_mutex_unlock(mutex)
-                action?()
+                action()
                 pthread_mutex_lock(mutex)
                 continue
             }
+            wakeAt = top.deadline
             var wake = timespec(
                 tv_sec: Int(top.deadline / 1_000_000_000), tv_nsec: Int(top.deadline % 1_000_000_000))
             pthread_cond_timedwait(condition, mutex, &wake)
