@@ -92,6 +92,8 @@ public final class CourierClient: Sendable {
     /// Calls running under a ``DuplicateCallPolicy`` other than `.allow`, by identity.
     private let identical = Locked<[String: (id: CallID, outcome: any Sendable)]>([:])
     private let shapes = Locked<[ObjectIdentifier: ValueShape]>([:])
+    /// Chains already built for endpoints without interceptors of their own (``pipeline(for:)``).
+    private let chains = Locked<[ChainKey: ChainEntry]>([:])
 
     /// A client over `transport` (URLSession by default).
     public init(transport: any Transport = FoundationTransport(), configuration: Configuration = Configuration()) {
@@ -300,6 +302,39 @@ public final class CourierClient: Sendable {
 
     /// The chain `endpoint`'s calls go through.
     public func pipeline(for endpoint: Endpoint) -> Pipeline {
+        // A chain is an immutable value built from the module's and the endpoint's interceptor lists. Endpoints
+        // are usually made afresh per call, but the module's list is the same array every time: a chain for an
+        // endpoint without interceptors of its own is kept under the identity of the module's list (the kept
+        // entry holds that array, so no other array can take its address while the entry lives).
+        guard endpoint.interceptors.isEmpty else { return buildPipeline(for: endpoint) }
+        let moduleList = endpoint.module.interceptors
+        let key = ChainKey(
+            module: moduleList.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) },
+            redirectPolicy: endpoint.redirectPolicy)
+        if let kept = chains.withLock({ $0[key] }) { return kept.pipeline }
+        let pipeline = buildPipeline(for: endpoint)
+        chains.withLock { kept in
+            // Modules are few; a program that makes modules without end only rebuilds its chains.
+            if kept.count >= 64 { kept.removeAll(keepingCapacity: true) }
+            kept[key] = ChainEntry(moduleInterceptors: moduleList, pipeline: pipeline)
+        }
+        return pipeline
+    }
+
+    /// What a kept chain was built from: the address of the module's interceptor list and the endpoint's
+    /// redirect policy (the other inputs are the client's own).
+    private struct ChainKey: Hashable {
+        let module: UInt
+        let redirectPolicy: RedirectPolicy?
+    }
+
+    /// A kept chain and the module interceptor list whose address is its key (held so the address stays its).
+    private struct ChainEntry: Sendable {
+        let moduleInterceptors: [any Interceptor]
+        let pipeline: Pipeline
+    }
+
+    private func buildPipeline(for endpoint: Endpoint) -> Pipeline {
         // The redirect stage is the first network stage, so each hop passes the network stages again.
         let global = endpoint.redirectPolicy.map { [RedirectInterceptor(policy: $0)] + configuration.interceptors }
             ?? globalInterceptors
@@ -376,10 +411,47 @@ public final class CourierClient: Sendable {
         return target.text
     }
 
+    /// One call's state between building its request and reading its reply (``perform(_:_:options:shape:progress:decode:)``).
+    private struct PreparedCall {
+        var logger: Logger
+        var context: InterceptorContext
+        var errorContext: CourierError.Context
+        let started: ContinuousClock.Instant
+        let startDate: Date
+        let recorder: TraceRecorder?
+        /// Its summary goes into the error context only when the call fails.
+        var firstRequest: CourierRequest?
+        var url: URL?
+        var pipeline: Pipeline?
+        /// What stopped the preparation (a URL that does not parse, an unmet requirement).
+        var preparationError: (any Error)?
+    }
+
+    /// Runs one call. The async part holds only what lives across the chain's `await`: the work before and after
+    /// runs in synchronous functions of their own, whose locals stay on the thread's stack instead of the task's
+    /// frame (a task's frames past its first ~1 KB are `malloc`ed, and every stage's suspended call keeps
+    /// its frame).
     nonisolated(nonsending) private func perform<T: Sendable>(
         _ id: CallID, _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?, progress: ProgressChannel?,
         decode: @escaping @Sendable (Value) throws -> T
     ) async throws -> Reply<T> {
+        var call = prepare(id, endpoint, options: options, shape: shape, progress: progress, decode: decode)
+        do {
+            guard let pipeline = call.pipeline, let request = call.firstRequest else { throw preparationError(call) }
+            let response = try await pipeline.execute(request, context: call.context, recorder: call.recorder)
+            return try finish(response, &call, decode: decode)
+        } catch {
+            throw failure(error, call)
+        }
+    }
+
+    /// Everything before the chain runs: the context, the first request and the chain. A failure is kept as
+    /// `preparationError` (the call then has no chain; ``preparationError(_:)`` hands it to the caller).
+    @inline(never)
+    private func prepare<T: Sendable>(
+        _ id: CallID, _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?, progress: ProgressChannel?,
+        decode: @escaping @Sendable (Value) throws -> T
+    ) -> PreparedCall {
         var logger = configuration.logger
         logger[metadataKey: "call"] = "\(id)"
         var context = InterceptorContext(
@@ -391,18 +463,15 @@ public final class CourierClient: Sendable {
             return self.startBackground(module: module, endpoint: endpoint, tags: tags, work)
         }
         if T.self != Value.self { context.resultDecoder = { try decode($0) } }
-        var errorContext = context.errorContext
-        let clock = ContinuousClock()
-        let started = clock.now
-        let startDate = Date()
-        let recorder = options.trace ? TraceRecorder(redaction: configuration.redaction) : nil
-        // Its summary goes into the error context only when the call fails.
-        var firstRequest: CourierRequest?
+        var call = PreparedCall(
+            logger: logger, context: context, errorContext: context.errorContext, started: ContinuousClock().now,
+            startDate: Date(), recorder: options.trace ? TraceRecorder(redaction: configuration.redaction) : nil)
         do {
             var (request, url) = try makeRequestAndURL(for: endpoint)
             if request.responseHints.shape == nil { request.responseHints.shape = shape }
             if let timeout = options.timeout { request.timeout = timeout }
-            firstRequest = request
+            call.firstRequest = request
+            call.url = url
             logger.debug("send", metadata: ["module": "\(endpoint.module.name)", "endpoint": "\(endpoint.name)",
                                             "request": "\(request.summary)"])
             let pipeline = pipeline(for: endpoint)
@@ -413,36 +482,59 @@ public final class CourierClient: Sendable {
                         + "provides \(unmet.feature): add \(unmet.provider) to the client's, the module's or the endpoint's "
                         + "interceptors, or unset \(unmet.option)")
             }
-            let response = try await pipeline.execute(request, context: context, recorder: recorder)
-            errorContext.status = Int(response.head.status.code)
-            let decoded: T
-            if let typed = response.decoded as? T {
-                decoded = typed
-            } else if let value = (response.value ?? .null) as? T {
-                decoded = value
-            } else {
-                // A stage above `result` replaced the response: decode it here.
-                do { decoded = try decode(response.value ?? .null) } catch {
-                    throw CourierError.wrap(error, as: .typeMismatch)
-                }
-            }
-            let metadata = ResponseMetadata(
-                callID: id, status: response.head.status, headerFields: response.head.headerFields,
-                body: response.body, format: response.format, source: response.source, startDate: startDate,
-                duration: clock.now - started, trace: recorder?.trace, cacheRejection: response.cacheRejection,
-                redirects: response.redirects, url: response.redirects.last?.to ?? Self.url(of: request, parsed: url))
-            logger.debug("done", metadata: ["status": "\(response.head.status.code)",
-                                            "duration": "\(metadata.duration)", "source": "\(response.source)"])
-            return Reply(value: decoded, metadata: metadata)
+            call.pipeline = pipeline
         } catch {
-            if let firstRequest { errorContext.request = firstRequest.summary }
-            var failure = CourierError.wrap(error, as: .transportFailure)
-            if failure.category == .transport, Task.isCancelled { failure = CourierError(.cancelled, underlying: error) }
-            failure = failure.adding(errorContext)
-            if let recorder { failure.trace = recorder.trace }
-            logger.debug("failed", metadata: ["error": "\(failure)"])
-            throw failure
+            call.preparationError = error
         }
+        return call
+    }
+
+    /// The error that stopped ``prepare(_:_:options:shape:progress:decode:)``.
+    @inline(never)
+    private func preparationError(_ call: PreparedCall) -> any Error {
+        call.preparationError ?? CourierError(.invalidConfiguration, detail: "the call was not prepared")
+    }
+
+    /// The reply from the chain's response: the decoded value and the metadata.
+    @inline(never)
+    private func finish<T: Sendable>(
+        _ response: CourierResponse, _ call: inout PreparedCall, decode: @Sendable (Value) throws -> T
+    ) throws -> Reply<T> {
+        call.errorContext.status = Int(response.head.status.code)
+        let decoded: T
+        if let typed = response.decoded as? T {
+            decoded = typed
+        } else if let value = (response.value ?? .null) as? T {
+            decoded = value
+        } else {
+            // A stage above `result` replaced the response: decode it here.
+            do { decoded = try decode(response.value ?? .null) } catch {
+                throw CourierError.wrap(error, as: .typeMismatch)
+            }
+        }
+        let redirectedTo = response.redirects.last?.to
+        let metadata = ResponseMetadata(
+            callID: call.context.callID, status: response.head.status, headerFields: response.head.headerFields,
+            body: response.body, format: response.format, source: response.source, startDate: call.startDate,
+            duration: ContinuousClock().now - call.started, trace: call.recorder?.trace,
+            cacheRejection: response.cacheRejection, redirects: response.redirects,
+            url: redirectedTo ?? call.firstRequest.flatMap { request in call.url.flatMap { Self.url(of: request, parsed: $0) } })
+        call.logger.debug("done", metadata: ["status": "\(response.head.status.code)",
+                                             "duration": "\(metadata.duration)", "source": "\(response.source)"])
+        return Reply(value: decoded, metadata: metadata)
+    }
+
+    /// The call's error: wrapped once, with the call's context, the first request's summary and the trace.
+    @inline(never)
+    private func failure(_ error: any Error, _ call: PreparedCall) -> any Error {
+        var errorContext = call.errorContext
+        if let firstRequest = call.firstRequest { errorContext.request = firstRequest.summary }
+        var failure = CourierError.wrap(error, as: .transportFailure)
+        if failure.category == .transport, Task.isCancelled { failure = CourierError(.cancelled, underlying: error) }
+        failure = failure.adding(errorContext)
+        if let recorder = call.recorder { failure.trace = recorder.trace }
+        call.logger.debug("failed", metadata: ["error": "\(failure)"])
+        return failure
     }
 
     // MARK: - Cancellation

@@ -29,9 +29,15 @@ package struct ErrorMappingStage: Interceptor {
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
     ) async throws -> CourierResponse {
         var response = try await next(request)
-        if response.failure == nil { response.failure = Self.failure(of: response, context: context) }
-        response.isMapped = true
+        Self.map(&response, context: context)
         return response
+    }
+
+    /// Sets `response`'s verdict (out of line: its temporaries stay off the stage's async frame).
+    @inline(never)
+    static func map(_ response: inout CourierResponse, context: InterceptorContext) {
+        if response.failure == nil { response.failure = failure(of: response, context: context) }
+        response.isMapped = true
     }
 
     /// The failure `response` stands for under the call's module, or nil when it is a success. The failure
@@ -74,18 +80,24 @@ struct ResultStage: Interceptor {
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
     ) async throws -> CourierResponse {
         var response = try await next(request)
-        if let failure = response.failure { throw failure }
-        if let decoder = context.resultDecoder {
-            do {
-                response.decoded = try decoder(response.value ?? .null)
-            } catch {
-                var failure = CourierError.wrap(error, as: .typeMismatch)
-                failure.context.status = Int(response.head.status.code)
-                if failure.response == nil { failure.response = ResponseSnapshot(response) }
-                throw failure
-            }
-        }
+        try Self.settle(&response, context: context)
         return response
+    }
+
+    /// Throws `response`'s failure, or decodes the caller's model into it (out of line: its temporaries stay
+    /// off the stage's async frame).
+    @inline(never)
+    static func settle(_ response: inout CourierResponse, context: InterceptorContext) throws {
+        if let failure = response.failure { throw failure }
+        guard let decoder = context.resultDecoder else { return }
+        do {
+            response.decoded = try decoder(response.value ?? .null)
+        } catch {
+            var failure = CourierError.wrap(error, as: .typeMismatch)
+            failure.context.status = Int(response.head.status.code)
+            if failure.response == nil { failure.response = ResponseSnapshot(response) }
+            throw failure
+        }
     }
 }
 
@@ -136,35 +148,68 @@ package struct RoutingStage: Interceptor {
         _ request: CourierRequest, context: InterceptorContext, next: InterceptorNext
     ) async throws -> CourierResponse {
         guard let base = request.baseURL else { return try await next(request) }
-        let service = context.module.service
-        let current = service.currentBaseURL
-        let failed = context.storage[FailedHosts.self] ?? []
-        // The usual call has no failed host yet: the current host goes first, and the others are listed only
-        // when it cannot be reached.
-        var candidates = failed.isEmpty ? nil : Self.candidates(of: service, current: current, failed: failed)
-        var index = 0
+        var route = Route(context: context)
         while true {
-            let host = candidates?[index] ?? current
-            var routed = request
-            Self.move(&routed, from: base, to: host)
             do {
-                let response = try await next(routed)
-                record(Attempt(baseURL: host, failure: nil), context: context)
+                let response = try await next(route.request(moving: request, from: base))
+                route.record(failure: nil, context: context)
                 return response
             } catch {
-                let code = CourierError.wrap(error, as: .transportFailure).code
-                guard !Task.isCancelled, code != .cancelled else { throw error }
-                record(Attempt(baseURL: host, failure: code), context: context)
-                if Self.hostFailures.contains(code) {
-                    context.storage.update(FailedHosts.self, default: []) { _ = $0.insert(host) }
-                }
-                let all = candidates ?? Self.candidates(of: service, current: current, failed: failed)
-                candidates = all
-                let last = index == all.count - 1
-                guard !last, request.isReplayable, Self.unreached.contains(code) else { throw error }
-                context.logger.debug(
-                    "routing: trying the next host", metadata: ["failed": "\(host)", "error": "\(code)"])
+                try route.next(after: error, request: request, context: context)
             }
+        }
+    }
+
+    /// Where the attempts of one call go: the current host first, then (after a host that could not be reached)
+    /// the service's others. Its work runs out of line, so the stage's async frame stays small.
+    private struct Route {
+        let service: APIService
+        let current: URL
+        let failed: Set<URL>
+        /// The usual call has no failed host yet: the current host goes first, and the others are listed only
+        /// when it cannot be reached.
+        var candidates: [URL]?
+        var index = 0
+        var host: URL
+
+        init(context: InterceptorContext) {
+            service = context.module.service
+            current = service.currentBaseURL
+            failed = context.storage[FailedHosts.self] ?? []
+            candidates = failed.isEmpty ? nil : RoutingStage.candidates(of: service, current: current, failed: failed)
+            host = candidates?[0] ?? current
+        }
+
+        /// `request` moved from `base` to this attempt's host.
+        @inline(never)
+        mutating func request(moving request: CourierRequest, from base: URL) -> CourierRequest {
+            host = candidates?[index] ?? current
+            var routed = request
+            RoutingStage.move(&routed, from: base, to: host)
+            return routed
+        }
+
+        @inline(never)
+        func record(failure: CourierError.Code?, context: InterceptorContext) {
+            context.storage.update(Attempts.self, default: []) { $0.append(Attempt(baseURL: host, failure: failure)) }
+        }
+
+        /// Records the failed attempt and moves to the next host, or rethrows `error` when there is none to try.
+        @inline(never)
+        mutating func next(after error: any Error, request: CourierRequest, context: InterceptorContext) throws {
+            let code = CourierError.wrap(error, as: .transportFailure).code
+            guard !Task.isCancelled, code != .cancelled else { throw error }
+            record(failure: code, context: context)
+            if RoutingStage.hostFailures.contains(code) {
+                let host = host
+                context.storage.update(FailedHosts.self, default: []) { _ = $0.insert(host) }
+            }
+            let all = candidates ?? RoutingStage.candidates(of: service, current: current, failed: failed)
+            candidates = all
+            let last = index == all.count - 1
+            guard !last, request.isReplayable, RoutingStage.unreached.contains(code) else { throw error }
+            context.logger.debug(
+                "routing: trying the next host", metadata: ["failed": "\(host)", "error": "\(code)"])
             index += 1
         }
     }
@@ -175,10 +220,6 @@ package struct RoutingStage: Interceptor {
         var candidates = [current] + service.currentHosts.filter { $0 != current }
         candidates.removeAll { failed.contains($0) }
         return candidates.isEmpty ? [current] : candidates
-    }
-
-    private func record(_ attempt: Attempt, context: InterceptorContext) {
-        context.storage.update(Attempts.self, default: []) { $0.append(attempt) }
     }
 
     /// Moves `request` from base URL `old` to `new`: scheme, authority and the base path prefix.

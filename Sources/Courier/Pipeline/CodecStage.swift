@@ -34,6 +34,7 @@ package struct CodecStage: Interceptor {
 
     static let queryMethods: Set<HTTPRequest.Method> = [.get, .head, .delete]
 
+    @inline(never)
     func encode(_ request: inout CourierRequest, context: InterceptorContext) throws {
         if let payload = request.payload, request.body == nil {
             if Self.queryMethods.contains(request.head.method), case .object(let object) = payload {
@@ -52,6 +53,7 @@ package struct CodecStage: Interceptor {
         }
     }
 
+    @inline(never)
     func decode(_ response: inout CourierResponse, for request: CourierRequest, codecs: CodecSet) throws {
         guard response.value == nil, !response.body.isEmpty else { return }
         let declared = response.head.headerFields.contentType

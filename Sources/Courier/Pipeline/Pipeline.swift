@@ -106,6 +106,7 @@ public struct Pipeline: Sendable {
     /// Runs stage `index` (the transport after the last stage). Kept small: every stage's suspended call holds
     /// this frame, and the task's frames spill into a `malloc`ed slab each time they outgrow the current one, so
     /// the rare paths (stage observers, traces) live in functions of their own.
+    @inline(never)
     nonisolated(nonsending) func run(
         _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
     ) async throws -> CourierResponse {
@@ -170,6 +171,7 @@ public struct Pipeline: Sendable {
         }
     }
 
+    @inline(never)
     nonisolated(nonsending) private func sendThroughTransport(
         _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
     ) async throws -> CourierResponse {
@@ -194,10 +196,7 @@ public struct Pipeline: Sendable {
             if let recorder { return try await recorder.recordTransport(request: request, send) }
             return try await send()
         } catch {
-            var wrapped = CourierError.wrap(error, as: .transportFailure)
-            if Task.isCancelled, wrapped.category == .transport { wrapped = CourierError(.cancelled, underlying: error) }
-            if wrapped.context.stage == nil { wrapped.context.stage = "transport" }
-            throw wrapped
+            throw Self.transportFailure(error)
         }
     }
 
@@ -224,10 +223,20 @@ public struct Pipeline: Sendable {
     }
 
     /// Wraps a non-Courier error once, naming the stage that failed; a ``CourierError`` passes unchanged
-    /// (its stage is set if empty).
-    static func attribute(_ error: any Error, to stage: String) -> CourierError {
+    /// (its stage is set if empty). Not inlined: the error's temporaries would widen every stage's async frame.
+    @inline(never)
+    static func attribute(_ error: any Error, to stage: String) -> any Error {
         var wrapped = CourierError.wrap(error, as: .interceptorFailure, detail: "interceptor \(stage) failed")
         if wrapped.context.stage == nil { wrapped.context.stage = stage }
+        return wrapped
+    }
+
+    /// The transport's failure as a ``CourierError`` of the `transport` stage (`cancelled` when the call was).
+    @inline(never)
+    static func transportFailure(_ error: any Error) -> any Error {
+        var wrapped = CourierError.wrap(error, as: .transportFailure)
+        if Task.isCancelled, wrapped.category == .transport { wrapped = CourierError(.cancelled, underlying: error) }
+        if wrapped.context.stage == nil { wrapped.context.stage = "transport" }
         return wrapped
     }
 }

@@ -129,34 +129,46 @@ package struct RedirectInterceptor: Interceptor {
         var hops: [RedirectHop] = []
         while true {
             var response = try await next(current)
-            let status = Int(response.head.status.code)
-            guard policy.mode != .never, Self.statuses.contains(status),
-                let location = response.head.headerFields[.location]
-            else {
-                response.redirects = hops + response.redirects
-                return response
-            }
-            guard let from = Self.url(of: current) else {
-                throw Self.refused("the redirected request has no valid URL")
-            }
-            guard hops.count < policy.limit else {
-                throw CourierError(
-                    .tooManyRedirects,
-                    detail: "more than \(policy.limit) redirects (the last, \(status) from \(from.absoluteString) to '\(location)')")
-            }
-            guard let target = Self.resolve(location, against: from) else {
-                throw Self.refused("the redirect's Location '\(location)' is not an http or https URL")
-            }
-            let targetOrigin = Origin(target)
-            // The first request's origin, worked out only when a redirect comes (most calls have none).
-            if policy.mode == .sameOrigin, targetOrigin != Self.url(of: request).map(Origin.init) {
-                throw Self.refused(
-                    "the redirect goes to another origin (\(target.absoluteString)); the policy follows the same origin only")
-            }
-            current = try Self.follow(current, status: status, to: target, crossOrigin: targetOrigin != Origin(from))
-            hops.append(RedirectHop(status: status, from: from, to: target, method: current.head.method))
+            guard try follow(&response, current: &current, first: request, hops: &hops) else { return response }
             try Task.checkCancellation()
         }
+    }
+
+    /// Whether `response` redirects under the policy: if it does, `current` becomes the next hop's request and
+    /// the hop is added to `hops`; if not, `response` gets the hops. Out of line, so the stage's async frame
+    /// holds only the request and the response.
+    @inline(never)
+    func follow(
+        _ response: inout CourierResponse, current: inout CourierRequest, first request: CourierRequest,
+        hops: inout [RedirectHop]
+    ) throws -> Bool {
+        let status = Int(response.head.status.code)
+        guard policy.mode != .never, Self.statuses.contains(status),
+            let location = response.head.headerFields[.location]
+        else {
+            if !hops.isEmpty { response.redirects = hops + response.redirects }
+            return false
+        }
+        guard let from = Self.url(of: current) else {
+            throw Self.refused("the redirected request has no valid URL")
+        }
+        guard hops.count < policy.limit else {
+            throw CourierError(
+                .tooManyRedirects,
+                detail: "more than \(policy.limit) redirects (the last, \(status) from \(from.absoluteString) to '\(location)')")
+        }
+        guard let target = Self.resolve(location, against: from) else {
+            throw Self.refused("the redirect's Location '\(location)' is not an http or https URL")
+        }
+        let targetOrigin = Origin(target)
+        // The first request's origin, worked out only when a redirect comes (most calls have none).
+        if policy.mode == .sameOrigin, targetOrigin != Self.url(of: request).map(Origin.init) {
+            throw Self.refused(
+                "the redirect goes to another origin (\(target.absoluteString)); the policy follows the same origin only")
+        }
+        current = try Self.follow(current, status: status, to: target, crossOrigin: targetOrigin != Origin(from))
+        hops.append(RedirectHop(status: status, from: from, to: target, method: current.head.method))
+        return true
     }
 
     /// The request for the hop to `target`.
