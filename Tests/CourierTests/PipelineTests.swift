@@ -113,6 +113,32 @@ let service = APIService(name: "api", baseURL: URL(string: "http://api.test")!)
         #expect(log.all == [">UserOnly", "<UserOnly"])
     }
 
+    /// The client keeps the chains of endpoints without interceptors of their own, by module interceptor list:
+    /// every module's calls still go through that module's interceptors, and a module changed in place (a new
+    /// list) gets a new chain.
+    @Test func keptChainsFollowTheModulesInterceptorLists() async throws {
+        let log = OrderLog()
+        let client = CourierClient(transport: InMemoryTransport.successful())
+        var users = APIModule(name: "user", service: service)
+        users.interceptors = [Tagging(name: "U", log: log)]
+        var topics = APIModule(name: "topic", service: service)
+        topics.interceptors = [Tagging(name: "T", log: log)]
+        for _ in 0..<3 {
+            _ = try await client.send(Endpoint(name: "u", module: users, path: "/u"))
+            _ = try await client.send(Endpoint(name: "t", module: topics, path: "/t"))
+        }
+        #expect(log.all == Array(repeating: [">U", "<U", ">T", "<T"], count: 3).flatMap { $0 })
+        topics.interceptors.append(Tagging(name: "T2", log: log))
+        var own = Endpoint(name: "t", module: topics, path: "/t")
+        #expect(client.pipeline(for: own).stageNames.filter { $0.hasPrefix("T") } == ["T", "T2"])
+        own.interceptors = [Tagging(name: "E", log: log)]
+        #expect(client.pipeline(for: own).stageNames.filter { $0.hasPrefix("T") || $0 == "E" } == ["T", "T2", "E"])
+        #expect(client.pipeline(for: Endpoint(name: "u", module: users, path: "/u")).stageNames.contains("U"))
+        var noRedirects = Endpoint(name: "t", module: topics, path: "/t")
+        noRedirects.redirectPolicy = RedirectPolicy.never
+        #expect(client.pipeline(for: noRedirects).stages.compactMap { ($0 as? RedirectInterceptor)?.policy }.first == RedirectPolicy.never)
+    }
+
     @Test func anInterceptorCanAnswerWithoutCallingNext() async throws {
         let transport = InMemoryTransport.successful()
         var endpoint = Endpoint(name: "cached", module: APIModule(name: "m", service: service), path: "/x")
