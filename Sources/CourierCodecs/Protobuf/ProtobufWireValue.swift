@@ -404,23 +404,10 @@ final class ProtobufWireReader {
         return checked ? String(decoding: slice, as: UTF8.self) : ProtobufDecodeWalker.string(slice)
     }
 
-    /// Whether `range` of `bytes` is valid UTF-8 (an ASCII scan first).
+    /// Whether `range` of `bytes` is valid UTF-8 (ASCII eight bytes at a time), without making a string.
     @inline(__always)
     static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        let slice = UnsafeBufferPointer(rebasing: bytes[range])
-        var i = 0
-        let raw = UnsafeRawPointer(slice.baseAddress ?? UnsafePointer(bitPattern: 1)!)
-        var high: UInt64 = 0
-        while i + 8 <= slice.count {
-            high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            i += 8
-        }
-        while i < slice.count {
-            high |= UInt64(slice[i])
-            i += 1
-        }
-        if high & 0x8080_8080_8080_8080 == 0 { return true }
-        return ProtobufDecodeWalker.string(slice) != nil
+        ProtobufRawValueBuilder.isUTF8(UnsafeBufferPointer(rebasing: bytes[range]))
     }
 
     // MARK: values
@@ -709,15 +696,20 @@ extension ProtobufWireReader {
     /// fields, a string's length).
     @inline(__always)
     private func element(_ offset: inout Int, _ f: HotField, end: Int, depth: Int) throws(WireAnomaly) -> Value {
-        if counting {
-            if f.type == .message {
-                if options.includeDefaultValues { total += runtime.messages[f.messageIndex].fields.count }
-            } else if f.type == .string || f.type == .bytes {
-                var at = offset
-                if try lengthDelimited(&at, end: end).count > options.limits.maximumStringLength {
-                    throw WireAnomaly()
-                }
+        switch f.type {
+        case .string:
+            let payload = try lengthDelimited(&offset, end: end)
+            if counting, payload.count > options.limits.maximumStringLength { throw WireAnomaly() }
+            guard let s = string(payload) else { throw WireAnomaly() }
+            return .string(s)
+        case .bytes:
+            var at = offset
+            if counting, try lengthDelimited(&at, end: end).count > options.limits.maximumStringLength {
+                throw WireAnomaly()
             }
+        case .message:
+            if counting, options.includeDefaultValues { total += runtime.messages[f.messageIndex].fields.count }
+        default: break
         }
         return try scalar(&offset, f, end: end, depth: depth)
     }
