@@ -289,16 +289,17 @@ struct ProtobufValueWriter {
             if skipZero && v == 0 { return false }
             varint(UInt64(bitPattern: Int64(v)))
         case .string:
-            guard case .string(var s) = value else { throw GiveUp() }
+            guard case .string(let s) = value else { throw GiveUp() }
             let count = s.utf8.count
             if skipZero && count == 0 { return false }
             varint(UInt64(count))
-            let clean = s.withUTF8 { utf8 -> Bool in
+            // Native strings (all of them on Linux) are contiguous UTF-8: no mutable copy of `s` needed.
+            let clean = s.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
                 if count > 0 && ProtobufEncodeBuilder.containsNUL(utf8) { return false }
                 out.append(UnsafeRawBufferPointer(utf8))
                 return true
             }
-            if !clean { throw GiveUp() }
+            if clean != true { throw GiveUp() }
         case .bytes:
             switch value {
             case .bytes(let b):

@@ -646,10 +646,16 @@ extension ProtobufWireReader {
             let keyStart = offset
             let (number, wire) = try key(&offset, end: end)
             occurrences += 1
-            guard let i = Self.fieldIndex(layout, hot, number, after: next) else {
-                guard options.unknownFields == .discard else { throw WireAnomaly() }
-                try skip(wire, &offset, end: end)
-                continue
+            // Fields come in number order: look forward from the next one (absent fields are passed over).
+            var i = next
+            while i < hot.count, hot[i].number < number { i += 1 }
+            if i == hot.count || hot[i].number != number {
+                guard let found = layout.field(number: number) else {
+                    guard options.unknownFields == .discard else { throw WireAnomaly() }
+                    try skip(wire, &offset, end: end)
+                    continue
+                }
+                i = found
             }
             let f = hot[i]
             guard i >= next, !f.isMap else {
