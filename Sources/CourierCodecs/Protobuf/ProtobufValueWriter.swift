@@ -95,42 +95,46 @@ struct ProtobufValueWriter {
         var segments: [(index: Int, start: Int, end: Int)] = []
         var last = -1
         var guess = 0
-        let keys = object.keys
-        let values = object.values
-        for m in keys.indices {
-            let key = keys[m]
-            let index: Int
-            if guess < names.count, names[guess] == key {
-                index = guess
-            } else if let found = layout.fieldsByName[key] {
-                index = found
-            } else if key == ProtobufCodec.unknownFieldsKey {
-                try parseUnknown(values[m], into: &unknown)
-                continue
-            } else {
-                if ignoreUnknownMembers { continue }
-                throw GiveUp()
-            }
-            guess = index + 1
-            let member = values[m]
-            if case .null = member { continue }
-            let f = fields[index]
-            if f.storage == .oneof {
-                let group = layout.fields[index].oneofIndex
-                if oneofSet[group] { throw GiveUp() }
-                oneofSet[group] = true
-            }
-            if segmented {
-                if segments.contains(where: { $0.index == index }) { throw GiveUp() }
-                let s = out.count
-                try field(member, f, layout, index, depth: depth)
-                segments.append((index, s, out.count))
-            } else {
-                if index <= last { return false }
-                last = index
-                try field(member, f, layout, index, depth: depth)
+        // The members are read in place (borrowed from the object's storage, not copied out one by one).
+        let ordered = try object.keys.withUnsafeBufferPointer { (keys) throws(GiveUp) -> Bool in
+            try object.values.withUnsafeBufferPointer { (values) throws(GiveUp) -> Bool in
+                for m in keys.indices {
+                    let key = keys[m]
+                    let index: Int
+                    if guess < names.count, names[guess] == key {
+                        index = guess
+                    } else if let found = layout.fieldsByName[key] {
+                        index = found
+                    } else if key == ProtobufCodec.unknownFieldsKey {
+                        try parseUnknown(values[m], into: &unknown)
+                        continue
+                    } else {
+                        if ignoreUnknownMembers { continue }
+                        throw GiveUp()
+                    }
+                    guess = index + 1
+                    if case .null = values[m] { continue }
+                    let f = fields[index]
+                    if f.storage == .oneof {
+                        let group = layout.fields[index].oneofIndex
+                        if oneofSet[group] { throw GiveUp() }
+                        oneofSet[group] = true
+                    }
+                    if segmented {
+                        if segments.contains(where: { $0.index == index }) { throw GiveUp() }
+                        let s = out.count
+                        try field(values[m], f, layout, index, depth: depth)
+                        segments.append((index, s, out.count))
+                    } else {
+                        if index <= last { return false }
+                        last = index
+                        try field(values[m], f, layout, index, depth: depth)
+                    }
+                }
+                return true
             }
         }
+        if !ordered { return false }
         if segments.count > 1 {
             out.reorder(from: start, segments.sorted(by: { $0.index < $1.index }).map { ($0.start, $0.end) })
         }
@@ -173,7 +177,10 @@ struct ProtobufValueWriter {
                 return
             }
             guard case .array(let elements) = value else { throw GiveUp() }
-            try self.elements(elements, f, layout, index, depth: depth)
+            // Read in place, not copied out one by one.
+            try elements.withUnsafeBufferPointer { (elements) throws(GiveUp) in
+                try self.elements(elements, f, layout, index, depth: depth)
+            }
         }
     }
 
@@ -186,10 +193,10 @@ struct ProtobufValueWriter {
         if layout.fields[index].packed {
             key(f.number, 2)
             let position = reserveLength()
-            for element in elements { try payload(element, f, skipZero: false, depth: depth) }
+            for i in elements.indices { try payload(elements[i], f, skipZero: false, depth: depth) }
             patchLength(at: position)
         } else {
-            for element in elements { try single(element, f, skipZero: false, depth: depth) }
+            for i in elements.indices { try single(elements[i], f, skipZero: false, depth: depth) }
         }
     }
 
