@@ -101,9 +101,7 @@ struct ProtobufValueWriter {
                 for m in keys.indices {
                     let key = keys[m]
                     let index: Int
-                    if guess < names.count, names[guess] == key {
-                        index = guess
-                    } else if let found = layout.fieldsByName[key] {
+                    if let found = Self.field(named: key, names, layout, guess: guess) {
                         index = found
                     } else if key == ProtobufCodec.unknownFieldsKey {
                         try parseUnknown(values[m], into: &unknown)
@@ -140,6 +138,14 @@ struct ProtobufValueWriter {
         }
         if !unknown.isEmpty { out.append(unknown) }
         return true
+    }
+
+    /// The index of the field named `key` (JSON or `.proto` name) in `layout` (`names` is its
+    /// ``MessageLayout/jsonNames``), trying `guess` (the field after the last member's) first.
+    @inline(__always)
+    static func field(named key: String, _ names: [String], _ layout: MessageLayout, guess: Int) -> Int? {
+        if guess < names.count, names[guess] == key { return guess }
+        return layout.fieldsByName[key]
     }
 
     /// The `@unknown` member: its fields re-keyed as protobuf-c writes them.
