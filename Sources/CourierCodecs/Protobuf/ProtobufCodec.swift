@@ -107,7 +107,7 @@ public struct ProtobufCodec: Codec {
                 .unknownMessageType,
                 detail: "the protobuf codec needs the message type: set CodingHints.messageType (e.g. \"demo.UserListResponse\")")
         }
-        let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
+        let trimmed = name.utf8.first == UInt8(ascii: ".") ? String(name.dropFirst()) : name
         guard let index = schema.runtime.messageIndex[trimmed] else {
             throw CourierError(.unknownMessageType, detail: "the schema has no message type named \(name)")
         }

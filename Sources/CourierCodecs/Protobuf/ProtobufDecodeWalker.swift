@@ -168,27 +168,12 @@ struct ProtobufDecodeWalker {
         }
     }
 
-    /// A String from UTF-8 bytes, nil when they are not valid UTF-8. `String(decoding:)` is the specialised
-    /// fast path; it repairs invalid input, which shows as a byte difference (checked only for non-ASCII text).
+    /// A String from UTF-8 bytes, nil when they are not valid UTF-8: checked first (ASCII eight bytes at a
+    /// time), then made by `String(decoding:)`, the specialised fast path, which then has nothing to repair.
     @inline(__always)
     static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        let string = String(decoding: bytes, as: UTF8.self)
-        guard let start = bytes.baseAddress else { return string }
-        let raw = UnsafeRawPointer(start)
-        var high: UInt64 = 0
-        var i = 0
-        while i + 8 <= bytes.count {
-            high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            i += 8
-        }
-        while i < bytes.count {
-            high |= UInt64(bytes[i])
-            i += 1
-        }
-        if high & 0x8080_8080_8080_8080 == 0 { return string }  // ASCII: nothing to repair
-        let utf8 = string.utf8
-        let same = utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? utf8.elementsEqual(bytes)
-        return same ? string : nil
+        guard ProtobufRawValueBuilder.isUTF8(bytes) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private func strlenBytes(_ s: UnsafePointer<UInt8>) -> Int {

@@ -95,47 +95,57 @@ struct ProtobufValueWriter {
         var segments: [(index: Int, start: Int, end: Int)] = []
         var last = -1
         var guess = 0
-        let keys = object.keys
-        let values = object.values
-        for m in keys.indices {
-            let key = keys[m]
-            let index: Int
-            if guess < names.count, names[guess] == key {
-                index = guess
-            } else if let found = layout.fieldsByName[key] {
-                index = found
-            } else if key == ProtobufCodec.unknownFieldsKey {
-                try parseUnknown(values[m], into: &unknown)
-                continue
-            } else {
-                if ignoreUnknownMembers { continue }
-                throw GiveUp()
-            }
-            guess = index + 1
-            let member = values[m]
-            if case .null = member { continue }
-            let f = fields[index]
-            if f.storage == .oneof {
-                let group = layout.fields[index].oneofIndex
-                if oneofSet[group] { throw GiveUp() }
-                oneofSet[group] = true
-            }
-            if segmented {
-                if segments.contains(where: { $0.index == index }) { throw GiveUp() }
-                let s = out.count
-                try field(member, f, layout, index, depth: depth)
-                segments.append((index, s, out.count))
-            } else {
-                if index <= last { return false }
-                last = index
-                try field(member, f, layout, index, depth: depth)
+        // The members are read in place (borrowed from the object's storage, not copied out one by one).
+        let ordered = try object.keys.withUnsafeBufferPointer { (keys) throws(GiveUp) -> Bool in
+            try object.values.withUnsafeBufferPointer { (values) throws(GiveUp) -> Bool in
+                for m in keys.indices {
+                    let key = keys[m]
+                    let index: Int
+                    if let found = Self.field(named: key, names, layout, guess: guess) {
+                        index = found
+                    } else if key == ProtobufCodec.unknownFieldsKey {
+                        try parseUnknown(values[m], into: &unknown)
+                        continue
+                    } else {
+                        if ignoreUnknownMembers { continue }
+                        throw GiveUp()
+                    }
+                    guess = index + 1
+                    if case .null = values[m] { continue }
+                    let f = fields[index]
+                    if f.storage == .oneof {
+                        let group = layout.fields[index].oneofIndex
+                        if oneofSet[group] { throw GiveUp() }
+                        oneofSet[group] = true
+                    }
+                    if segmented {
+                        if segments.contains(where: { $0.index == index }) { throw GiveUp() }
+                        let s = out.count
+                        try field(values[m], f, layout, index, depth: depth)
+                        segments.append((index, s, out.count))
+                    } else {
+                        if index <= last { return false }
+                        last = index
+                        try field(values[m], f, layout, index, depth: depth)
+                    }
+                }
+                return true
             }
         }
+        if !ordered { return false }
         if segments.count > 1 {
             out.reorder(from: start, segments.sorted(by: { $0.index < $1.index }).map { ($0.start, $0.end) })
         }
         if !unknown.isEmpty { out.append(unknown) }
         return true
+    }
+
+    /// The index of the field named `key` (JSON or `.proto` name) in `layout` (`names` is its
+    /// ``MessageLayout/jsonNames``), trying `guess` (the field after the last member's) first.
+    @inline(__always)
+    static func field(named key: String, _ names: [String], _ layout: MessageLayout, guess: Int) -> Int? {
+        if guess < names.count, names[guess] == key { return guess }
+        return layout.fieldsByName[key]
     }
 
     /// The `@unknown` member: its fields re-keyed as protobuf-c writes them.
@@ -173,7 +183,10 @@ struct ProtobufValueWriter {
                 return
             }
             guard case .array(let elements) = value else { throw GiveUp() }
-            try self.elements(elements, f, layout, index, depth: depth)
+            // Read in place, not copied out one by one.
+            try elements.withUnsafeBufferPointer { (elements) throws(GiveUp) in
+                try self.elements(elements, f, layout, index, depth: depth)
+            }
         }
     }
 
@@ -186,10 +199,10 @@ struct ProtobufValueWriter {
         if layout.fields[index].packed {
             key(f.number, 2)
             let position = reserveLength()
-            for element in elements { try payload(element, f, skipZero: false, depth: depth) }
+            for i in elements.indices { try payload(elements[i], f, skipZero: false, depth: depth) }
             patchLength(at: position)
         } else {
-            for element in elements { try single(element, f, skipZero: false, depth: depth) }
+            for i in elements.indices { try single(elements[i], f, skipZero: false, depth: depth) }
         }
     }
 
@@ -289,16 +302,17 @@ struct ProtobufValueWriter {
             if skipZero && v == 0 { return false }
             varint(UInt64(bitPattern: Int64(v)))
         case .string:
-            guard case .string(var s) = value else { throw GiveUp() }
+            guard case .string(let s) = value else { throw GiveUp() }
             let count = s.utf8.count
             if skipZero && count == 0 { return false }
             varint(UInt64(count))
-            let clean = s.withUTF8 { utf8 -> Bool in
+            // Native strings (all of them on Linux) are contiguous UTF-8: no mutable copy of `s` needed.
+            let clean = s.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
                 if count > 0 && ProtobufEncodeBuilder.containsNUL(utf8) { return false }
                 out.append(UnsafeRawBufferPointer(utf8))
                 return true
             }
-            if !clean { throw GiveUp() }
+            if clean != true { throw GiveUp() }
         case .bytes:
             switch value {
             case .bytes(let b):

@@ -10,23 +10,35 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// The growing byte buffer the direct protobuf writers write into: raw `malloc` memory without an array's
 /// uniqueness and bounds checks on every byte, handed over to the resulting `Data` without a copy.
 ///
 /// A class, so that the writer structs that hold it share it; one encode uses it from one thread.
+///
+/// Its first allocation is the size of the last message written (``sizeHint``, up to 64 KiB), so that a
+/// message like the previous one is written without growing the buffer or shrinking it at the end.
 final class ProtobufWireOutput {
+    /// The last message's size in bytes (any thread's: a hint only).
+    private static let sizeHint = Atomic<Int>(0)
+    /// The largest first allocation the hint asks for (larger buffers grow; malloc serves this without mmap).
+    private static let maximumHint = 64 << 10
+
     @exclusivity(unchecked) private(set) var base: UnsafeMutablePointer<UInt8>
     /// The bytes written so far.
     @exclusivity(unchecked) private(set) var count = 0
+    /// The bytes allocated at `base`; 0 once ``takeData()`` handed them over (`base` is then not ours).
     @exclusivity(unchecked) private var capacity: Int
 
     init(capacity: Int) {
-        self.capacity = max(capacity, 16)
+        let hint = Self.sizeHint.load(ordering: .relaxed)
+        // A little over the hint: the writers reserve a varint's 10 bytes before each write.
+        self.capacity = max(capacity, 16, min(hint, Self.maximumHint) + 32)
         base = Self.allocate(self.capacity)
     }
 
-    deinit { free(base) }
+    deinit { if capacity > 0 { free(base) } }
 
     private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<UInt8> {
         guard let raw = malloc(capacity) else { fatalError("out of memory writing protobuf bytes") }
@@ -41,9 +53,11 @@ final class ProtobufWireOutput {
 
     @inline(never)
     private func grow(_ extra: Int) {
-        var newCapacity = capacity * 2
+        var newCapacity = max(capacity * 2, 16)
         while newCapacity - count < extra { newCapacity *= 2 }
-        guard let raw = realloc(base, newCapacity) else { fatalError("out of memory writing protobuf bytes") }
+        guard let raw = capacity == 0 ? malloc(newCapacity) : realloc(base, newCapacity) else {
+            fatalError("out of memory writing protobuf bytes")
+        }
         base = raw.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
     }
@@ -136,15 +150,16 @@ final class ProtobufWireOutput {
         }
     }
 
-    /// The bytes written, as `Data`; the buffer's memory goes to it, so the buffer must not be used after.
+    /// The bytes written, as `Data`; the buffer's memory goes to it (the buffer starts empty again).
     func takeData() -> Data {
+        Self.sizeHint.store(count, ordering: .relaxed)
+        if capacity == 0 { return Data() }
         // Give back a large unused tail (shrinking in place is cheap) rather than keep it with the bytes.
-        if capacity - count > capacity / 4, let raw = realloc(base, max(count, 1)) {
+        if capacity - count > max(capacity / 4, 256), let raw = realloc(base, max(count, 1)) {
             base = raw.assumingMemoryBound(to: UInt8.self)
         }
         let data = Data(bytesNoCopy: base, count: count, deallocator: .free)
-        base = Self.allocate(16)
-        capacity = 16
+        capacity = 0
         count = 0
         return data
     }

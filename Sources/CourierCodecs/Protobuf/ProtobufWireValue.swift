@@ -46,6 +46,9 @@ final class ProtobufWireReader {
     @exclusivity(unchecked) var checked = false
     /// One reusable slot array per nesting level, for ``value(_:_:depth:)``.
     @exclusivity(unchecked) private var scratch: [[WireSlot]] = []
+    /// Per nesting level, the member names last built for a message that left fields out (the messages of
+    /// one level are mostly of one type and leave out the same fields: they share one names array).
+    @exclusivity(unchecked) private var emittedNames: [(layout: ObjectIdentifier, omitted: UInt64, names: [String])] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, runtime: ProtobufRuntime, options: ProtobufCodec.Options) {
         self.bytes = bytes
@@ -401,30 +404,24 @@ final class ProtobufWireReader {
         return checked ? String(decoding: slice, as: UTF8.self) : ProtobufDecodeWalker.string(slice)
     }
 
-    /// Whether `range` of `bytes` is valid UTF-8 (an ASCII scan first).
+    /// Whether `range` of `bytes` is valid UTF-8 (ASCII eight bytes at a time), without making a string.
     @inline(__always)
     static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        let slice = UnsafeBufferPointer(rebasing: bytes[range])
-        var i = 0
-        let raw = UnsafeRawPointer(slice.baseAddress ?? UnsafePointer(bitPattern: 1)!)
-        var high: UInt64 = 0
-        while i + 8 <= slice.count {
-            high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            i += 8
-        }
-        while i < slice.count {
-            high |= UInt64(slice[i])
-            i += 1
-        }
-        if high & 0x8080_8080_8080_8080 == 0 { return true }
-        return ProtobufDecodeWalker.string(slice) != nil
+        ProtobufRawValueBuilder.isUTF8(UnsafeBufferPointer(rebasing: bytes[range]))
     }
 
     // MARK: values
 
-    /// The `Value` of the message of type `layout` in `range`, as the pivot's walker builds it.
+    /// The `Value` of the message of type `layout` in `range`, as the pivot's walker builds it: in one pass
+    /// when the fields come in number order (``streamedValue(_:_:depth:)``), else through an index.
     func value(_ layout: MessageLayout, _ range: Range<Int>, depth: Int) throws(WireAnomaly) -> Value {
         guard depth <= options.limits.maximumDepth else { throw WireAnomaly() }
+        if let value = try streamedValue(layout, range, depth: depth) { return value }
+        return try indexedValue(layout, range, depth: depth)
+    }
+
+    /// ``value(_:_:depth:)`` through an index of the message's fields (any field order).
+    func indexedValue(_ layout: MessageLayout, _ range: Range<Int>, depth: Int) throws(WireAnomaly) -> Value {
         // The messages of one level are read one after the other, each done before the next: they share one
         // slot array (no allocation per message).
         while scratch.count <= depth { scratch.append([]) }
@@ -622,5 +619,184 @@ final class ProtobufWireReader {
             object.updateValue(value, forKey: key)
         }
         return .object(object)
+    }
+}
+
+// MARK: one-pass values
+
+extension ProtobufWireReader {
+    /// The `Value` of the message of type `layout` in `range` in one pass, without an index: each field is read
+    /// where it stands, and the member storage is allocated once at its final size. It counts and rejects
+    /// exactly what ``index(_:_:into:)`` does. Nil, with nothing counted, when the fields are not in number
+    /// order with each repeated field's occurrences side by side, for a map field, and for types of more than
+    /// 64 fields or with proto2 `required` fields: ``indexedValue(_:_:depth:)`` then reads the message.
+    func streamedValue(_ layout: MessageLayout, _ range: Range<Int>, depth: Int) throws(WireAnomaly) -> Value? {
+        let hot = layout.hot
+        guard hot.count <= 64, !layout.hasRequiredFields else { return nil }
+        let budget = total
+        var values: [Value] = []
+        values.reserveCapacity(hot.count)
+        var omitted: UInt64 = 0
+        var oneofs: UInt64 = 0
+        var next = 0
+        var occurrences = 0
+        var offset = range.lowerBound
+        let end = range.upperBound
+        while offset < end {
+            let keyStart = offset
+            let (number, wire) = try key(&offset, end: end)
+            occurrences += 1
+            // Fields come in number order: look forward from the next one (absent fields are passed over).
+            var i = next
+            while i < hot.count, hot[i].number < number { i += 1 }
+            if i == hot.count || hot[i].number != number {
+                guard let found = layout.field(number: number) else {
+                    guard options.unknownFields == .discard else { throw WireAnomaly() }
+                    try skip(wire, &offset, end: end)
+                    continue
+                }
+                i = found
+            }
+            let f = hot[i]
+            guard i >= next, !f.isMap else {
+                total = budget
+                return nil
+            }
+            while next < i {
+                absent(hot[next], next, &values, &omitted)
+                next += 1
+            }
+            next = i + 1
+            if f.storage == .repeated {
+                offset = keyStart
+                values.append(.array(try run(f, &offset, end: end, occurrences: &occurrences, depth: depth)))
+                continue
+            }
+            if f.storage == .oneof {
+                let group = layout.fields[i].oneofIndex
+                guard group < 64, oneofs & (1 << UInt64(group)) == 0 else { throw WireAnomaly() }
+                oneofs |= 1 << UInt64(group)
+            }
+            guard wire == Self.wireType(of: f.type) else { throw WireAnomaly() }
+            if f.storage == .implicit, !options.includeDefaultValues, try isZero(offset, f, end: end) {
+                try skip(wire, &offset, end: end)
+                omitted |= 1 << UInt64(i)
+                continue
+            }
+            values.append(try element(&offset, f, end: end, depth: depth))
+        }
+        while next < hot.count {
+            absent(hot[next], next, &values, &omitted)
+            next += 1
+        }
+        if counting {
+            total += occurrences
+            guard occurrences <= options.limits.maximumContainerCount, total <= options.limits.maximumTotalValues
+            else { throw WireAnomaly() }
+        }
+        let names = omitted == 0 ? layout.jsonNames : emittedNames(layout, omitted, depth: depth)
+        return .object(Value.Object(uniqueKeys: names, values: values))
+    }
+
+    /// One value of field `f` at `offset`, counted as ``index(_:_:into:)`` counts it (a message's declared
+    /// fields, a string's length).
+    @inline(__always)
+    private func element(_ offset: inout Int, _ f: HotField, end: Int, depth: Int) throws(WireAnomaly) -> Value {
+        switch f.type {
+        case .string:
+            let payload = try lengthDelimited(&offset, end: end)
+            if counting, payload.count > options.limits.maximumStringLength { throw WireAnomaly() }
+            guard let s = string(payload) else { throw WireAnomaly() }
+            return .string(s)
+        case .bytes:
+            var at = offset
+            if counting, try lengthDelimited(&at, end: end).count > options.limits.maximumStringLength {
+                throw WireAnomaly()
+            }
+        case .message:
+            if counting, options.includeDefaultValues { total += runtime.messages[f.messageIndex].fields.count }
+        default: break
+        }
+        return try scalar(&offset, f, end: end, depth: depth)
+    }
+
+    /// The elements of the occurrences of repeated field `f` that start at `offset` (at the first one's key) and
+    /// follow one another, in an array allocated at its final size; `offset` ends after the last one.
+    private func run(_ f: HotField, _ offset: inout Int, end: Int, occurrences: inout Int, depth: Int)
+        throws(WireAnomaly) -> [Value]
+    {
+        let expected = Self.wireType(of: f.type)
+        // First the framing and the count (the first key is already counted).
+        var count = 0
+        var at = offset
+        var keys = 0
+        while at < end {
+            let keyEnd = at
+            let (number, wire) = try key(&at, end: end)
+            guard number == f.number else {
+                at = keyEnd
+                break
+            }
+            keys += 1
+            if wire == expected {
+                try skip(wire, &at, end: end)
+                count += 1
+            } else if wire == 2, f.type.isPackable {
+                let elements = try checkPacked(try lengthDelimited(&at, end: end), f.type)
+                count += elements
+                occurrences += elements - 1
+            } else {
+                throw WireAnomaly()
+            }
+        }
+        occurrences += keys - 1
+        let runEnd = at
+        var array: [Value] = []
+        array.reserveCapacity(count)
+        at = offset
+        while at < runEnd {
+            let (_, wire) = try key(&at, end: end)
+            if wire == expected {
+                array.append(try element(&at, f, end: end, depth: depth))
+            } else {
+                let payload = try lengthDelimited(&at, end: end)
+                var element = payload.lowerBound
+                while element < payload.upperBound {
+                    array.append(try scalar(&element, f, end: payload.upperBound, depth: depth))
+                }
+            }
+        }
+        offset = runEnd
+        return array
+    }
+
+    /// Field `i` (`f`) is absent: its default value when the walker emits one, else it is left out.
+    @inline(__always)
+    private func absent(_ f: HotField, _ i: Int, _ values: inout [Value], _ omitted: inout UInt64) {
+        guard options.includeDefaultValues else {
+            omitted |= 1 << UInt64(i)
+            return
+        }
+        switch f.storage {
+        case .repeated: values.append(f.isMap ? .object(Value.Object()) : .array([]))
+        case .implicit where f.type != .message: values.append(defaultValue(f))
+        default: omitted |= 1 << UInt64(i)
+        }
+    }
+
+    /// The member names of `layout` without the fields in the `omitted` mask: shared with the last message of
+    /// this nesting level that left out the same fields.
+    private func emittedNames(_ layout: MessageLayout, _ omitted: UInt64, depth: Int) -> [String] {
+        let id = ObjectIdentifier(layout)
+        if depth < emittedNames.count, emittedNames[depth].layout == id, emittedNames[depth].omitted == omitted {
+            return emittedNames[depth].names
+        }
+        let all = layout.jsonNames
+        var names: [String] = []
+        names.reserveCapacity(all.count - omitted.nonzeroBitCount)
+        for i in all.indices where omitted & (1 << UInt64(i)) == 0 { names.append(all[i]) }
+        while emittedNames.count <= depth { emittedNames.append((id, 0, [])) }
+        emittedNames[depth] = (id, omitted, names)
+        return names
     }
 }

@@ -1,0 +1,150 @@
+@testable import CourierCodecs
+import CourierCodecsTesting
+import CourierTestSupport
+import Courier
+import Foundation
+import Testing
+
+/// The one-pass decode → `Value` (`ProtobufWireReader.streamedValue`) against the indexed read and protobuf-c,
+/// on field orders it must hand over (reordered fields, split runs of a repeated field, repeated singular
+/// fields), and the direct writers' buffer sized from the previous message.
+@Suite struct ProtobufValueStreamTests {
+    /// The top-level fields of a message as their own byte strings (key included).
+    static func fields(_ bytes: [UInt8]) -> [[UInt8]] {
+        bytes.withUnsafeBufferPointer { buffer -> [[UInt8]] in
+            var reader = WireReader(buffer)
+            var fields: [[UInt8]] = []
+            while !reader.isAtEnd {
+                let start = reader.offset
+                guard let (_, wire) = try? reader.readWideKey(), (try? reader.skip(wire)) != nil else { break }
+                fields.append(Array(buffer[start..<reader.offset]))
+            }
+            return fields
+        }
+    }
+
+    /// The one pass and the indexed read of `bytes` as `type`: the one pass answers the same or hands over.
+    static func checkReaders(_ codec: ProtobufCodec, _ bytes: [UInt8], _ type: String) throws {
+        let layout = try codec.layout(for: ProtobufTestSupport.hints(type))
+        bytes.withUnsafeBufferPointer { buffer in
+            let streamed = ProtobufWireReader(bytes: buffer, runtime: codec.schema.runtime, options: codec.options)
+            streamed.startBudget(layout)
+            let indexed = ProtobufWireReader(bytes: buffer, runtime: codec.schema.runtime, options: codec.options)
+            indexed.startBudget(layout)
+            let one = Result { () throws(WireAnomaly) in try streamed.streamedValue(layout, 0..<buffer.count, depth: 1) }
+            let two = Result { () throws(WireAnomaly) in try indexed.indexedValue(layout, 0..<buffer.count, depth: 1) }
+            switch (one, two) {
+            case (.success(let a?), .success(let b)):
+                #expect(ProtobufDifferential.identical(a, b), "\(a) != \(b)")
+                #expect(streamed.total == indexed.total)
+            case (.success(nil), _):
+                #expect(streamed.total == 1 + (codec.options.includeDefaultValues ? layout.fields.count : 0))
+            case (.failure, .failure): break
+            default: Issue.record("one pass \(one) vs indexed \(two) for \(type)")
+            }
+        }
+    }
+
+    @Test(arguments: 0..<4)
+    func reorderedAndSplitFieldsDecodeTheSameWay(optionIndex: Int) throws {
+        let options = ProtobufTypedDecodingTests.optionSets[optionIndex].1
+        let writer = ProtobufCodec(schema: ProtobufTestSupport.kitchen)
+        let codec = ProtobufCodec(schema: ProtobufTestSupport.kitchen, options: options)
+        let demoWriter = ProtobufCodec(schema: ProtobufTestSupport.demo)
+        let demo = ProtobufCodec(schema: ProtobufTestSupport.demo, options: options)
+        for seed in 0..<40 {
+            var generator = ProtobufValueGenerator(schema: ProtobufTestSupport.kitchen, seed: UInt64(seed))
+            var cases: [(ProtobufCodec, String, [UInt8])] = []
+            for type in ["kitchen.KitchenSink", "kitchen.Scalars", "kitchen.Node", "kitchen.KitchenSink.Inner"] {
+                let hints = ProtobufTestSupport.hints(type)
+                cases.append((codec, type, Array(try writer.encode(generator.value(for: type), hints: hints))))
+            }
+            var demoGenerator = ProtobufValueGenerator(schema: ProtobufTestSupport.demo, seed: UInt64(seed))
+            let list = try demoWriter.encode(
+                demoGenerator.value(for: "demo.UserListResponse"), hints: ProtobufTestSupport.hints("demo.UserListResponse"))
+            cases.append((demo, "demo.UserListResponse", Array(list)))
+            for (codec, type, bytes) in cases {
+                let fields = Self.fields(bytes)
+                var variants: [[UInt8]] = [bytes, fields.reversed().flatMap { $0 }, bytes + bytes]
+                // Each field moved to the end: splits repeated runs and puts numbers out of order.
+                for i in fields.indices.prefix(12) {
+                    var moved = fields
+                    let field = moved.remove(at: i)
+                    variants.append((moved + [field]).flatMap { $0 })
+                    variants.append((moved + [field, field]).flatMap { $0 })
+                }
+                for variant in variants {
+                    ProtobufDifferential.checkValue(codec, Data(variant), ProtobufTestSupport.hints(type))
+                    try Self.checkReaders(codec, variant, type)
+                }
+            }
+        }
+    }
+
+    /// Users with and without an address, in runs and alternating: the shared member-name arrays of one
+    /// nesting level must follow each message's own omissions.
+    @Test func omittedFieldsKeepEachMessagesOwnNames() throws {
+        var noDefaults = ProtobufCodec.Options()
+        noDefaults.includeDefaultValues = false
+        let hints = ProtobufTestSupport.hints("demo.UserListResponse")
+        let writer = ProtobufCodec(schema: ProtobufTestSupport.demo)
+        let patterns: [[Bool]] = [[true, false, false, true], [false, true, false, true, true], [false, false]]
+        for pattern in patterns {
+            let users: [Value] = pattern.enumerated().map { i, hasAddress in
+                var user: Value.Object = ["id": .int(Int64(i)), "name": .string("n\(i)"), "age": .int(Int64(i % 2))]
+                if hasAddress { user["address"] = ["city": "c", "zip": i % 2 == 0 ? "" : "z"] }
+                return .object(user)
+            }
+            let page: Value = ["code": 1, "data": ["page": 1, "users": .array(users)]]
+            let bytes = try writer.encode(page, hints: hints)
+            for options in [ProtobufCodec.Options(), noDefaults] {
+                let codec = ProtobufCodec(schema: ProtobufTestSupport.demo, options: options)
+                ProtobufDifferential.checkValue(codec, bytes, hints)
+                try Self.checkReaders(codec, Array(bytes), "demo.UserListResponse")
+                // Fields in number order: the one pass answers itself.
+                let layout = try codec.layout(for: hints)
+                let streamed = Array(bytes).withUnsafeBufferPointer { buffer in
+                    let reader = ProtobufWireReader(bytes: buffer, runtime: codec.schema.runtime, options: options)
+                    reader.startBudget(layout)
+                    return try? reader.streamedValue(layout, 0..<buffer.count, depth: 1)
+                }
+                #expect(streamed != nil)
+            }
+        }
+    }
+
+    /// Packed and unpacked occurrences of one repeated field side by side form one run.
+    @Test func mixedPackedAndUnpackedRunsDecodeTheSameWay() throws {
+        let codec = ProtobufCodec(schema: ProtobufTestSupport.kitchen)
+        let layout = try codec.layout(for: ProtobufTestSupport.hints("kitchen.KitchenSink.Inner"))
+        let values = try #require(layout.fields.first { $0.jsonName == "values" })
+        let packed = UInt8(values.number << 3 | 2)
+        let plain = UInt8(values.number << 3)
+        let runs: [[UInt8]] = [
+            [packed, 2, 1, 2, plain, 3, packed, 1, 4],
+            [plain, 5, plain, 6, packed, 0],
+            [packed, 3, 0x80, 1, 7, plain, 0x80],
+        ]
+        for run in runs {
+            ProtobufDifferential.checkValue(codec, Data(run), ProtobufTestSupport.hints("kitchen.KitchenSink.Inner"))
+            try Self.checkReaders(codec, run, "kitchen.KitchenSink.Inner")
+        }
+    }
+
+    /// The writers' first buffer is the last message's size: big, small, empty and big messages in turn write
+    /// the same bytes as protobuf-c.
+    @Test func encodingAfterMessagesOfOtherSizesWritesTheSameBytes() throws {
+        let codec = ProtobufCodec(schema: ProtobufTestSupport.demo)
+        let hints = ProtobufTestSupport.hints("demo.UserListResponse")
+        let big = try codec.decode(Self.fixture("users_5000.pb"), hints: hints)
+        let small = try codec.decode(Self.fixture("users_10.pb"), hints: hints)
+        for value in [big, small, Value.object([:]), big, small, small, ["code": 1] as Value] {
+            let direct = try codec.encodeValue(value, hints: hints, direct: true)
+            #expect(direct == (try codec.encodeValue(value, hints: hints, direct: false)))
+        }
+    }
+
+    static func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: Repository.root.appendingPathComponent("Fixtures/\(name)"))
+    }
+}
