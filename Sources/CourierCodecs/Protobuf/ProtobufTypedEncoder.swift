@@ -78,20 +78,25 @@ final class ProtobufTypedEncoding {
         writer.out.reorder(from: frame.start, mine.map { ($0.start, $0.end) })
     }
 
-    /// The field named `name` in frame `id`, checked for order, duplicates and oneofs.
-    func field(_ name: String, frame id: Int) throws -> (HotField, Int, MessageLayout) {
+    /// The index of the field named `name` in frame `id`, checked for order, duplicates and oneofs.
+    @inline(__always)
+    func slot(_ name: String, frame id: Int) throws -> Int {
         guard !failed, frames.count == id + 1 else { throw giveUp() }
-        let layout = frames[id].layout
-        let index = try lookup(name, layout, after: frames[id].last)
-        let f = layout.hot[index]
-        if f.storage == .oneof {
-            let bit = UInt64(1) << UInt64(layout.fields[index].oneofIndex)
-            if frames[id].oneofs & bit != 0 { throw giveUp() }
-            frames[id].oneofs |= bit
+        return try frames.withUnsafeMutableBufferPointer { frames in
+            let layout = frames[id].layout
+            let index = try lookup(name, layout, after: frames[id].last)
+            if layout.hot[index].storage == .oneof {
+                let bit = UInt64(1) << UInt64(layout.fields[index].oneofIndex)
+                if frames[id].oneofs & bit != 0 { throw giveUp() }
+                frames[id].oneofs |= bit
+            }
+            if index <= frames[id].last {
+                frames[id].ordered = false
+            } else {
+                frames[id].last = index
+            }
+            return index
         }
-        if index <= frames[id].last { frames[id].ordered = false }
-        frames[id].last = max(frames[id].last, index)
-        return (f, index, layout)
     }
 
     /// The index of the field named `name`, trying the one after `last` first (members usually come in
@@ -107,46 +112,162 @@ final class ProtobufTypedEncoding {
 
     /// Writes one member of frame `id` given as a `Value`.
     func write(_ value: Value, _ name: String, frame id: Int) throws {
-        let (f, index, layout) = try field(name, frame: id)
+        let index = try slot(name, frame: id)
+        try write(value, index, frame: id)
+    }
+
+    /// Writes `value` as field `index` of frame `id` (its slot already taken).
+    private func write(_ value: Value, _ index: Int, frame id: Int) throws {
+        let layout = frames[id].layout
         let start = writer.out.count
         if case .null = value {
         } else {
-            do { try writer.field(value, f, layout, index, depth: frames[id].depth) } catch { throw giveUp() }
+            do { try writer.field(value, layout.hot[index], layout, index, depth: frames[id].depth) } catch {
+                throw giveUp()
+            }
         }
+        segments.append((index, start, writer.out.count))
+    }
+
+    /// The wire type of a singular field of type `type`.
+    @inline(__always)
+    static func wireType(_ type: ProtobufSchema.FieldType) -> UInt8 {
+        switch type {
+        case .fixed32, .sfixed32, .float: return 5
+        case .fixed64, .sfixed64, .double: return 1
+        case .string, .bytes, .message: return 2
+        default: return 0
+        }
+    }
+
+    /// Writes a signed integer member straight into its field when the field is a singular signed integer
+    /// field (what the `Value` path writes for `.int(value)`); any other field takes the `Value` path.
+    func writeSigned(_ value: Int64, _ name: String, frame id: Int) throws {
+        let index = try slot(name, frame: id)
+        let f = frames[id].layout.hot[index]
+        let fits: Bool
+        switch f.type {
+        case .int64, .sint64, .sfixed64: fits = true
+        case .int32, .sint32, .sfixed32: fits = value >= Int64(Int32.min) && value <= Int64(Int32.max)
+        default: fits = false
+        }
+        guard fits, f.storage != .repeated else { return try write(.int(value), index, frame: id) }
+        let start = writer.out.count
+        if value != 0 || f.storage != .implicit {
+            writer.key(f.number, Self.wireType(f.type))
+            switch f.type {
+            case .int32, .int64: writer.varint(UInt64(bitPattern: value))
+            case .sint32:
+                let n = Int32(truncatingIfNeeded: value)
+                writer.varint(UInt64(UInt32(bitPattern: (n << 1) ^ (n >> 31))))
+            case .sint64: writer.varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+            case .sfixed32: writer.fixed32(UInt32(bitPattern: Int32(truncatingIfNeeded: value)))
+            default: writer.fixed64(UInt64(bitPattern: value))
+            }
+        }
+        segments.append((index, start, writer.out.count))
+    }
+
+    /// Writes a `Double` member straight into a singular `double` field; any other field takes the `Value` path.
+    func writeDouble(_ value: Double, _ name: String, frame id: Int) throws {
+        let index = try slot(name, frame: id)
+        let f = frames[id].layout.hot[index]
+        guard f.type == .double, f.storage != .repeated else { return try write(.double(value), index, frame: id) }
+        let start = writer.out.count
+        if value != 0 || f.storage != .implicit {
+            writer.key(f.number, 1)
+            writer.fixed64(value.bitPattern)
+        }
+        segments.append((index, start, writer.out.count))
+    }
+
+    /// Writes a `Bool` member straight into a singular `bool` field; any other field takes the `Value` path.
+    func writeBool(_ value: Bool, _ name: String, frame id: Int) throws {
+        let index = try slot(name, frame: id)
+        let f = frames[id].layout.hot[index]
+        guard f.type == .bool, f.storage != .repeated else { return try write(.bool(value), index, frame: id) }
+        let start = writer.out.count
+        if value || f.storage != .implicit {
+            writer.key(f.number, 0)
+            writer.out.append(value ? 1 : 0)
+        }
+        segments.append((index, start, writer.out.count))
+    }
+
+    /// Writes a `String` member straight into a singular `string` field; any other field takes the `Value`
+    /// path. A string holding NUL gives up, as the `Value` path does.
+    func writeString(_ value: String, _ name: String, frame id: Int) throws {
+        let index = try slot(name, frame: id)
+        let f = frames[id].layout.hot[index]
+        guard f.type == .string, f.storage != .repeated else { return try write(.string(value), index, frame: id) }
+        let start = writer.out.count
+        try string(value, f, skipEmpty: f.storage == .implicit)
+        segments.append((index, start, writer.out.count))
+    }
+
+    /// Writes `value` with the key of string field `f` (nothing for an empty string when `skipEmpty`).
+    @inline(__always)
+    private func string(_ value: String, _ f: HotField, skipEmpty: Bool) throws {
+        var s = value
+        let clean = s.withUTF8 { utf8 -> Bool in
+            if skipEmpty && utf8.isEmpty { return true }
+            if !utf8.isEmpty && ProtobufEncodeBuilder.containsNUL(utf8) { return false }
+            writer.key(f.number, 2)
+            writer.varint(UInt64(utf8.count))
+            writer.out.append(UnsafeRawBufferPointer(utf8))
+            return true
+        }
+        if !clean { throw giveUp() }
+    }
+
+    /// Writes a `[String]` member straight into a repeated `string` field; any other field takes the
+    /// `Value` path.
+    private func writeStrings(_ value: [String], _ name: String, frame id: Int) throws {
+        let index = try slot(name, frame: id)
+        let f = frames[id].layout.hot[index]
+        guard f.type == .string, f.storage == .repeated, !f.isMap else {
+            return try writeElements(value.lazy.map { .string($0) }, index, frame: id)
+        }
+        let start = writer.out.count
+        for element in value { try string(element, f, skipEmpty: false) }
         segments.append((index, start, writer.out.count))
     }
 
     /// Writes one member of frame `id` given as a model.
     func write<T: Encodable>(_ value: T, _ key: any CodingKey, frame id: Int) throws {
-        let name = key.stringValue
-        guard !failed, frames.count == id + 1 else { throw giveUp() }
-        let f = frames[id].layout.hot[try lookup(name, frames[id].layout, after: frames[id].last)]
+        if T.self == [String].self {
+            return try writeStrings(unsafeBitCast(value, to: [String].self), key.stringValue, frame: id)
+        }
         let plain = Self.isPlainModel(T.self)
-        if plain && f.type == .message && !f.isMap && f.storage != .repeated {
-            let (f, index, _) = try field(name, frame: id)
-            let start = writer.out.count
+        guard plain else { return try writeSpecial(value, key.stringValue, frame: id) }
+        let index = try slot(key.stringValue, frame: id)
+        let f = frames[id].layout.hot[index]
+        guard f.type == .message, !f.isMap else {
+            let v: Value
+            do { v = try valueEncoder.encode(value) } catch { throw giveUp() }
+            return try write(v, index, frame: id)
+        }
+        let start = writer.out.count
+        keys.append(key)
+        if f.storage != .repeated {
             writer.key(f.number, 2)
             let position = writer.reserveLength()
-            let depth = frames[id].depth
-            try push(writer.runtime.messages[f.messageIndex], depth: depth + 1)
-            keys.append(key)
+            try push(writer.runtime.messages[f.messageIndex], depth: frames[id].depth + 1)
             try value.encode(to: ProtobufMessageEncoder(state: self, frame: id + 1))
-            keys.removeLast()
             try pop(id + 1)
             writer.patchLength(at: position)
-            segments.append((index, start, writer.out.count))
-        } else if plain && f.type == .message && !f.isMap && f.storage == .repeated {
-            let (f, index, _) = try field(name, frame: id)
-            let start = writer.out.count
-            keys.append(key)
+        } else {
             try value.encode(to: ProtobufRepeatedEncoder(state: self, frame: id, field: f))
-            keys.removeLast()
             guard !failed, frames.count == id + 1 else { throw giveUp() }
-            segments.append((index, start, writer.out.count))
-        } else if T.self == [String].self {
+        }
+        keys.removeLast()
+        segments.append((index, start, writer.out.count))
+    }
+
+    /// Writes a member of one of the types `ValueEncoder` treats specially.
+    private func writeSpecial<T: Encodable>(_ value: T, _ name: String, frame id: Int) throws {
+        if T.self == [Int].self {
             // What `ValueEncoder` makes of these arrays, element by element, without its machinery or an array.
-            try writeElements(unsafeBitCast(value, to: [String].self).lazy.map { .string($0) }, name, frame: id)
-        } else if T.self == [Int].self {
             try writeElements(unsafeBitCast(value, to: [Int].self).lazy.map { .int(Int64($0)) }, name, frame: id)
         } else if T.self == [Int64].self {
             try writeElements(unsafeBitCast(value, to: [Int64].self).lazy.map { .int($0) }, name, frame: id)
@@ -164,7 +285,12 @@ final class ProtobufTypedEncoding {
     /// Writes a member of frame `id` that `ValueEncoder` makes an array of scalars, given as its elements.
     /// Only a repeated (not map) field takes an array; for any other the pivot answers.
     private func writeElements<C: Collection<Value>>(_ elements: C, _ name: String, frame id: Int) throws {
-        let (f, index, layout) = try field(name, frame: id)
+        try writeElements(elements, try slot(name, frame: id), frame: id)
+    }
+
+    private func writeElements<C: Collection<Value>>(_ elements: C, _ index: Int, frame id: Int) throws {
+        let layout = frames[id].layout
+        let f = layout.hot[index]
         guard f.storage == .repeated, !f.isMap else { throw giveUp() }
         let start = writer.out.count
         do throws(ProtobufValueWriter.GiveUp) {
@@ -215,12 +341,12 @@ struct ProtobufKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { state.keys }
 
     mutating func encodeNil(forKey key: Key) throws { try state.write(.null, key.stringValue, frame: frame) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try state.write(.bool(value), key.stringValue, frame: frame) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try state.writeBool(value, key.stringValue, frame: frame) }
     mutating func encode(_ value: String, forKey key: Key) throws {
-        try state.write(.string(value), key.stringValue, frame: frame)
+        try state.writeString(value, key.stringValue, frame: frame)
     }
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        try state.write(.double(value), key.stringValue, frame: frame)
+        try state.writeDouble(value, key.stringValue, frame: frame)
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
         let v: Value
@@ -243,7 +369,7 @@ struct ProtobufKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try state.write(value, key, frame: frame) }
 
-    private func int(_ value: Int64, _ key: Key) throws { try state.write(.int(value), key.stringValue, frame: frame) }
+    private func int(_ value: Int64, _ key: Key) throws { try state.writeSigned(value, key.stringValue, frame: frame) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>
