@@ -32,6 +32,10 @@ final class ProtobufTypedEncoding {
     init(writer: ProtobufValueWriter, valueEncoder: ValueEncoder) {
         self.writer = writer
         self.valueEncoder = valueEncoder
+        // Room for the usual nesting and members up front: one allocation each rather than several growths.
+        frames.reserveCapacity(8)
+        segments.reserveCapacity(32)
+        keys.reserveCapacity(8)
     }
 
     /// The bytes of `model` as message `layout`, or `nil` to leave it to the pivot.
@@ -81,11 +85,18 @@ final class ProtobufTypedEncoding {
     /// The index of the field named `name` in frame `id`, checked for order, duplicates and oneofs.
     @inline(__always)
     func slot(_ name: String, frame id: Int) throws -> Int {
+        try field(name, frame: id).index
+    }
+
+    /// The field named `name` in frame `id` and its index, checked for order, duplicates and oneofs.
+    @inline(__always)
+    func field(_ name: String, frame id: Int) throws -> (index: Int, field: HotField) {
         guard !failed, frames.count == id + 1 else { throw giveUp() }
         return try frames.withUnsafeMutableBufferPointer { frames in
             let layout = frames[id].layout
             let index = try lookup(name, layout, after: frames[id].last)
-            if layout.hot[index].storage == .oneof {
+            let f = layout.hot[index]
+            if f.storage == .oneof {
                 let bit = UInt64(1) << UInt64(layout.fields[index].oneofIndex)
                 if frames[id].oneofs & bit != 0 { throw giveUp() }
                 frames[id].oneofs |= bit
@@ -95,7 +106,7 @@ final class ProtobufTypedEncoding {
             } else {
                 frames[id].last = index
             }
-            return index
+            return (index, f)
         }
     }
 
@@ -143,8 +154,7 @@ final class ProtobufTypedEncoding {
     /// Writes a signed integer member straight into its field when the field is a singular signed integer
     /// field (what the `Value` path writes for `.int(value)`); any other field takes the `Value` path.
     func writeSigned(_ value: Int64, _ name: String, frame id: Int) throws {
-        let index = try slot(name, frame: id)
-        let f = frames[id].layout.hot[index]
+        let (index, f) = try field(name, frame: id)
         let fits: Bool
         switch f.type {
         case .int64, .sint64, .sfixed64: fits = true
@@ -170,8 +180,7 @@ final class ProtobufTypedEncoding {
 
     /// Writes a `Double` member straight into a singular `double` field; any other field takes the `Value` path.
     func writeDouble(_ value: Double, _ name: String, frame id: Int) throws {
-        let index = try slot(name, frame: id)
-        let f = frames[id].layout.hot[index]
+        let (index, f) = try field(name, frame: id)
         guard f.type == .double, f.storage != .repeated else { return try write(.double(value), index, frame: id) }
         let start = writer.out.count
         if value != 0 || f.storage != .implicit {
@@ -183,8 +192,7 @@ final class ProtobufTypedEncoding {
 
     /// Writes a `Bool` member straight into a singular `bool` field; any other field takes the `Value` path.
     func writeBool(_ value: Bool, _ name: String, frame id: Int) throws {
-        let index = try slot(name, frame: id)
-        let f = frames[id].layout.hot[index]
+        let (index, f) = try field(name, frame: id)
         guard f.type == .bool, f.storage != .repeated else { return try write(.bool(value), index, frame: id) }
         let start = writer.out.count
         if value || f.storage != .implicit {
@@ -197,8 +205,7 @@ final class ProtobufTypedEncoding {
     /// Writes a `String` member straight into a singular `string` field; any other field takes the `Value`
     /// path. A string holding NUL gives up, as the `Value` path does.
     func writeString(_ value: String, _ name: String, frame id: Int) throws {
-        let index = try slot(name, frame: id)
-        let f = frames[id].layout.hot[index]
+        let (index, f) = try field(name, frame: id)
         guard f.type == .string, f.storage != .repeated else { return try write(.string(value), index, frame: id) }
         let start = writer.out.count
         try string(value, f, skipEmpty: f.storage == .implicit)
@@ -223,8 +230,7 @@ final class ProtobufTypedEncoding {
     /// Writes a `[String]` member straight into a repeated `string` field; any other field takes the
     /// `Value` path.
     private func writeStrings(_ value: [String], _ name: String, frame id: Int) throws {
-        let index = try slot(name, frame: id)
-        let f = frames[id].layout.hot[index]
+        let (index, f) = try field(name, frame: id)
         guard f.type == .string, f.storage == .repeated, !f.isMap else {
             return try writeElements(value.lazy.map { .string($0) }, index, frame: id)
         }
@@ -240,8 +246,7 @@ final class ProtobufTypedEncoding {
         }
         let plain = Self.isPlainModel(T.self)
         guard plain else { return try writeSpecial(value, key.stringValue, frame: id) }
-        let index = try slot(key.stringValue, frame: id)
-        let f = frames[id].layout.hot[index]
+        let (index, f) = try field(key.stringValue, frame: id)
         guard f.type == .message, !f.isMap else {
             let v: Value
             do { v = try valueEncoder.encode(value) } catch { throw giveUp() }
@@ -395,11 +400,32 @@ struct ProtobufKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
 }
 
 /// The `Encoder` of a repeated message field: each element one message.
+///
+/// Three words (the state, then the frame and the count, then the field's number and message type), so that
+/// the `any Encoder` and `any UnkeyedEncodingContainer` holding it need no allocation.
 struct ProtobufRepeatedEncoder: Encoder, UnkeyedEncodingContainer {
     let state: ProtobufTypedEncoding
-    let frame: Int
-    let field: HotField?
-    var count = 0
+    private let frameIndex: Int32
+    private var elements: Int32 = 0
+    /// The field's number; 0 (no field has it) for the encoder of a request the direct write gave up on.
+    private let number: UInt32
+    private let messageIndex: Int32
+
+    init(state: ProtobufTypedEncoding, frame: Int, field: HotField?) {
+        self.state = state
+        if let f = field, let frameIndex = Int32(exactly: frame), let messageIndex = Int32(exactly: f.messageIndex) {
+            self.frameIndex = frameIndex
+            self.number = f.number
+            self.messageIndex = messageIndex
+        } else {
+            self.frameIndex = -1
+            self.number = 0
+            self.messageIndex = -1
+        }
+    }
+
+    var frame: Int { Int(frameIndex) }
+    var count: Int { Int(elements) }
 
     var codingPath: [any CodingKey] { state.keys }
     var userInfo: [CodingUserInfoKey: Any] { state.userInfo }
@@ -419,17 +445,18 @@ struct ProtobufRepeatedEncoder: Encoder, UnkeyedEncodingContainer {
     private func fail() -> any Error { state.giveUp() }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        guard let f = field, ProtobufTypedEncoding.isPlainModel(T.self), !state.failed, state.frames.count == frame + 1
+        guard number != 0, elements < Int32.max, ProtobufTypedEncoding.isPlainModel(T.self), !state.failed,
+            state.frames.count == frame + 1
         else { throw fail() }
-        state.writer.key(f.number, 2)
+        state.writer.key(number, 2)
         let position = state.writer.reserveLength()
-        try state.push(state.writer.runtime.messages[f.messageIndex], depth: state.frames[frame].depth + 1)
+        try state.push(state.writer.runtime.messages[Int(messageIndex)], depth: state.frames[frame].depth + 1)
         state.keys.append(IndexKey(intValue: count))
         try value.encode(to: ProtobufMessageEncoder(state: state, frame: frame + 1))
         state.keys.removeLast()
         try state.pop(frame + 1)
         state.writer.patchLength(at: position)
-        count += 1
+        elements += 1
     }
 
     mutating func encodeNil() throws { throw fail() }
