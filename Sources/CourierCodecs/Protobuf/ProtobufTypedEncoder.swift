@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Synchronization
 
 /// Writes an `Encodable` model as protobuf wire bytes without the `Value` tree: keyed containers become
 /// messages written straight into ``ProtobufValueWriter``'s buffer, nested structs and arrays of structs
@@ -44,7 +45,7 @@ final class ProtobufTypedEncoding {
         encoder: ValueEncoder
     ) -> Data? {
         guard encoder.keyStrategy == .useDefaultKeys else { return nil }
-        let writer = ProtobufValueWriter(runtime: runtime, options: options)
+        let writer = ProtobufValueWriter(runtime: runtime, options: options, capacity: sizeHint.load(ordering: .relaxed))
         let state = ProtobufTypedEncoding(writer: writer, valueEncoder: encoder)
         do {
             try state.push(layout, depth: 1)
@@ -54,8 +55,15 @@ final class ProtobufTypedEncoding {
             return nil
         }
         if state.failed || !state.frames.isEmpty { return nil }
+        let count = state.writer.out.count
+        sizeHint.store(min(max(count + count / 8 + 16, 256), 64 * 1024), ordering: .relaxed)
         return state.writer.out.takeData()
     }
+
+    /// The output buffer's first capacity: the last encode's size with a little room, kept between 256 bytes
+    /// and 64 KiB (below `malloc`'s `mmap` threshold, so a small encode after a large one stays cheap). Only
+    /// a hint: a wrong one costs growth or a trimmed tail, never other bytes.
+    private static let sizeHint = Atomic<Int>(256)
 
     func giveUp() -> ProtobufValueWriter.GiveUp {
         failed = true
