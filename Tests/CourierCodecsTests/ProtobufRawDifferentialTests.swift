@@ -199,6 +199,31 @@ import Testing
         }
     }
 
+    /// Short strings are built in the standard library's inline layout from their bytes: they must be the
+    /// standard library's own strings bit for bit (count, ASCII flag and all), at every length around 15 and at
+    /// the very end of the input (where no byte past the payload may be read).
+    @Test func stringsAreTheStandardLibrarysOwnBitForBit() throws {
+        for length in 0...18 {
+            for sample in ["abcdefghijklmnopqrs", "zoë€ééééééééé"] {
+                let utf8 = Array(Array(sample.utf8).prefix(length))
+                guard let expected = String(validating: utf8, as: UTF8.self) else { continue }
+                // Field 2 is followed by nothing; field 1 by field 2.
+                let bytes = Self.lengthDelimited(1, utf8) + Self.lengthDelimited(2, utf8)
+                let value = try ProtobufRawDecoder().decode(Data(bytes))
+                for key in ["1", "2"] {
+                    // Payloads that read as messages are not strings; they are covered elsewhere.
+                    guard case .string(let built)? = value[key] else { continue }
+                    #expect(built == expected)
+                    #expect(built.utf8.count == utf8.count)
+                    #expect(built.utf8.allSatisfy { $0 < 0x80 } == expected.utf8.allSatisfy { $0 < 0x80 })
+                    let bits = unsafeBitCast(built, to: (UInt64, UInt64).self)
+                    let expectedBits = unsafeBitCast(String(decoding: utf8, as: UTF8.self), to: (UInt64, UInt64).self)
+                    if length <= 15 { #expect(bits == expectedBits, "length \(length) of \(sample)") }
+                }
+            }
+        }
+    }
+
     @Test func adversarialNestingsAgree() {
         // A chain of payloads each of which is almost a message (its last byte breaks it).
         var almost: [UInt8] = [0x08, 0x01]

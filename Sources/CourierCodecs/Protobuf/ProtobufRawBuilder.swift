@@ -8,6 +8,8 @@ struct ProtobufRawValueBuilder {
     let bytes: UnsafeBufferPointer<UInt8>
     let tape: UnsafeBufferPointer<ProtobufRawEntry>
     private let smallNames = Self.smallNames
+    /// Whether strings of at most 15 bytes are built in the standard library's inline layout directly.
+    private let buildsSmallStrings = JSONParser.smallStringsFromBits
     /// The field numbers of the message being grouped: the first ``numberCount`` of them (the storage is
     /// reused by every message, never shrunk).
     private var numbers: [UInt32] = []
@@ -191,15 +193,54 @@ struct ProtobufRawValueBuilder {
         case .fixed32: return .int(Int64(entry.value))
         case .lengthDelimited:
             let payload = UnsafeBufferPointer(rebasing: bytes[Self.payload(bytes, entry)])
-            if Self.isUTF8(payload) { return .string(String(decoding: payload, as: UTF8.self)) }
-            return .bytes(Array(payload))
+            switch Self.utf8(payload) {
+            case .ascii where payload.count <= 15 && buildsSmallStrings:
+                return .string(Self.smallString(payload, isASCII: true))
+            case .nonASCII where payload.count <= 15 && buildsSmallStrings:
+                return .string(Self.smallString(payload, isASCII: false))
+            case .ascii, .nonASCII: return .string(String(decoding: payload, as: UTF8.self))
+            case .invalid: return .bytes(Array(payload))
+            }
         case .message, .group: return object(index + 1, entry.next(after: index), depth: depth + 1)
         }
     }
 
-    /// Whether `bytes` are well-formed UTF-8 (what `String(validating:as:)` accepts: no overlong forms, no
-    /// surrogates, nothing above U+10FFFF), eight ASCII bytes at a time.
-    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// What ``utf8(_:)`` found.
+    enum UTF8Kind { case ascii, nonASCII, invalid }
+
+    /// The small (inline) `String` of at most 15 bytes of valid UTF-8, built from its bytes without checking
+    /// them again (`JSONParser.smallString`, whose layout ``buildsSmallStrings`` has checked).
+    @inline(__always)
+    static func smallString(_ payload: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> String {
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { words in words.copyMemory(from: UnsafeRawBufferPointer(payload)) }
+        return JSONParser.smallString(
+            UInt64(littleEndian: words.0), UInt64(littleEndian: words.1), count: payload.count, isASCII: isASCII)
+    }
+
+    /// Whether `bytes` are ASCII, else well-formed UTF-8 (what `String(validating:as:)` accepts: no overlong
+    /// forms, no surrogates, nothing above U+10FFFF), else neither. ASCII is found eight bytes at a time, the
+    /// last eight read again rather than one by one.
+    @inline(__always)
+    static func utf8(_ bytes: UnsafeBufferPointer<UInt8>) -> UTF8Kind {
+        let count = bytes.count
+        guard let start = UnsafeRawPointer(bytes.baseAddress) else { return .ascii }
+        var bits: UInt64 = 0
+        if count >= 8 {
+            var i = 0
+            while i + 8 <= count {
+                bits |= start.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+            bits |= start.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        } else {
+            for byte in bytes { bits |= UInt64(byte) }
+        }
+        return bits & 0x8080_8080_8080_8080 == 0 ? .ascii : unicode(bytes)
+    }
+
+    /// ``utf8(_:)`` of bytes that are not all ASCII.
+    static func unicode(_ bytes: UnsafeBufferPointer<UInt8>) -> UTF8Kind {
         let count = bytes.count
         var i = 0
         while i < count {
@@ -225,16 +266,16 @@ struct ProtobufRawValueBuilder {
             case 0xF0...0xF4:
                 length = 4
                 if lead == 0xF0 { low = 0x90 } else if lead == 0xF4 { high = 0x8F }
-            default: return false
+            default: return .invalid
             }
-            guard count - i >= length, bytes[i + 1] >= low, bytes[i + 1] <= high else { return false }
+            guard count - i >= length, bytes[i + 1] >= low, bytes[i + 1] <= high else { return .invalid }
             var k = 2
             while k < length {
-                guard bytes[i + k] & 0xC0 == 0x80 else { return false }
+                guard bytes[i + k] & 0xC0 == 0x80 else { return .invalid }
                 k += 1
             }
             i += length
         }
-        return true
+        return .nonASCII
     }
 }
