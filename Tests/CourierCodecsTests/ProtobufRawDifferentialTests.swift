@@ -53,7 +53,8 @@ import Testing
     static func strict(_ value: Value) -> String {
         switch value {
         case .object(let object):
-            return "{" + object.keys.indices.map { "\(object.keys[$0]):\(strict(object.values[$0]))" }.joined(separator: ",")
+            return "{"
+                + object.keys.indices.map { "\(object.keys[$0]):\(strict(object.values[$0]))" }.joined(separator: ",")
                 + "}"
         case .array(let list): return "[" + list.map(strict).joined(separator: ",") + "]"
         case .string(let text): return "s\(text.debugDescription)"
@@ -88,12 +89,20 @@ import Testing
         while out.count < size {
             let number = UInt64([1, 1, 2, 3, 7, 15, 16, 300, 536_870_911].randomElement(using: &random)!)
             switch Int.random(in: 0..<10, using: &random) {
-            case 0: out += key(number, 0) + varint(UInt64.random(in: 0...UInt64.max, using: &random) >> Int.random(in: 0...63, using: &random))
+            case 0:
+                out +=
+                    key(number, 0)
+                    + varint(
+                        UInt64.random(in: 0...UInt64.max, using: &random) >> Int.random(in: 0...63, using: &random))
             case 1: out += key(number, 1) + (0..<8).map { _ in UInt8.random(in: 0...255, using: &random) }
             case 2: out += key(number, 5) + (0..<4).map { _ in UInt8.random(in: 0...255, using: &random) }
             case 3: out += lengthDelimited(number, Array("Zoë \(Int.random(in: 0..<1000, using: &random))".utf8))
-            case 4: out += lengthDelimited(number, (0..<Int.random(in: 0..<6, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
-            case 5, 6 where depth > 0:
+            case 4:
+                out += lengthDelimited(
+                    number,
+                    (0..<Int.random(in: 0..<6, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
+            case 5,
+                6 where depth > 0:
                 out += lengthDelimited(number, message(&random, size: size / 2, depth: depth - 1))
             case 7 where depth > 0:
                 // Almost a message: a valid one with a bad last byte.
@@ -134,7 +143,8 @@ import Testing
         for _ in 0..<60 {
             let bytes = [UInt8](
                 try codec.encode(
-                    try generator.value(for: "kitchen.KitchenSink"), hints: ProtobufTestSupport.hints("kitchen.KitchenSink")))
+                    try generator.value(for: "kitchen.KitchenSink"),
+                    hints: ProtobufTestSupport.hints("kitchen.KitchenSink")))
             Self.agree(bytes)
             var mutated = bytes
             for _ in 0..<10 {
@@ -186,16 +196,21 @@ import Testing
             Array("plain ascii, long enough".utf8) + [0xE2, 0x82, 0xAC] + Array("and more ascii text".utf8),
             Array("plain ascii, long enough".utf8) + [0xE2, 0x82] + Array("and more ascii text".utf8),
         ]
+        // Alone (the last bytes of the input) and followed by more (read past the payload and masked off).
+        let more = Self.lengthDelimited(2, [UInt8](repeating: 0x41, count: 20))
         for payload in payloads {
             Self.agree(Self.lengthDelimited(1, payload), maxDepth: 1)
             Self.agree(Self.lengthDelimited(1, payload))
+            Self.agree(Self.lengthDelimited(1, payload) + more, maxDepth: 1)
         }
         var random = SeededRandom(seed: 8)
         for _ in 0..<2_000 {
             let payload = (0..<Int.random(in: 1..<12, using: &random)).map { _ -> UInt8 in
-                [0x41, 0x80, 0xBF, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0x9F, 0xA0, 0x8F, 0x90 as UInt8].randomElement(using: &random)!
+                [0x41, 0x80, 0xBF, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0x9F, 0xA0, 0x8F, 0x90 as UInt8].randomElement(
+                    using: &random)!
             }
             Self.agree(Self.lengthDelimited(1, payload), maxDepth: 1)
+            Self.agree(Self.lengthDelimited(1, payload) + more, maxDepth: 1)
         }
     }
 
@@ -207,20 +222,27 @@ import Testing
             for sample in ["abcdefghijklmnopqrs", "zoë€ééééééééé"] {
                 let utf8 = Array(Array(sample.utf8).prefix(length))
                 guard let expected = String(validating: utf8, as: UTF8.self) else { continue }
-                // Field 2 is followed by nothing; field 1 by field 2.
-                let bytes = Self.lengthDelimited(1, utf8) + Self.lengthDelimited(2, utf8)
-                let value = try ProtobufRawDecoder().decode(Data(bytes))
-                for key in ["1", "2"] {
-                    // Payloads that read as messages are not strings; they are covered elsewhere.
-                    guard case .string(let built)? = value[key] else { continue }
-                    #expect(built == expected)
-                    #expect(built.utf8.count == utf8.count)
-                    #expect(built.utf8.allSatisfy { $0 < 0x80 } == expected.utf8.allSatisfy { $0 < 0x80 })
-                    let bits = unsafeBitCast(built, to: (UInt64, UInt64).self)
-                    let expectedBits = unsafeBitCast(String(decoding: utf8, as: UTF8.self), to: (UInt64, UInt64).self)
-                    if length <= 15 { #expect(bits == expectedBits, "length \(length) of \(sample)") }
+                // Field 2 ends the first message; in the second, 0xFF bytes follow (read, then masked off).
+                let pair = Self.lengthDelimited(1, utf8) + Self.lengthDelimited(2, utf8)
+                for bytes in [pair, pair + Self.lengthDelimited(3, [UInt8](repeating: 0xFF, count: 20))] {
+                    try Self.expectStandardStrings(bytes, utf8, expected, length: length)
                 }
             }
+        }
+    }
+
+    /// Expects fields 1 and 2 of `bytes`, when strings, to be `expected` bit for bit.
+    static func expectStandardStrings(_ bytes: [UInt8], _ utf8: [UInt8], _ expected: String, length: Int) throws {
+        let value = try ProtobufRawDecoder().decode(Data(bytes))
+        for key in ["1", "2"] {
+            // Payloads that read as messages are not strings; they are covered elsewhere.
+            guard case .string(let built)? = value[key] else { continue }
+            #expect(built == expected)
+            #expect(built.utf8.count == utf8.count)
+            #expect(built.utf8.allSatisfy { $0 < 0x80 } == expected.utf8.allSatisfy { $0 < 0x80 })
+            let bits = unsafeBitCast(built, to: (UInt64, UInt64).self)
+            let expectedBits = unsafeBitCast(String(decoding: utf8, as: UTF8.self), to: (UInt64, UInt64).self)
+            if length <= 15 { #expect(bits == expectedBits, "length \(length) of \(expected)") }
         }
     }
 

@@ -192,15 +192,11 @@ struct ProtobufRawValueBuilder {
         case .varint, .fixed64: return Value(entry.value)
         case .fixed32: return .int(Int64(entry.value))
         case .lengthDelimited:
-            let payload = UnsafeBufferPointer(rebasing: bytes[Self.payload(bytes, entry)])
-            switch Self.utf8(payload) {
-            case .ascii where payload.count <= 15 && buildsSmallStrings:
-                return .string(Self.smallString(payload, isASCII: true))
-            case .nonASCII where payload.count <= 15 && buildsSmallStrings:
-                return .string(Self.smallString(payload, isASCII: false))
-            case .ascii, .nonASCII: return .string(String(decoding: payload, as: UTF8.self))
-            case .invalid: return .bytes(Array(payload))
-            }
+            let range = Self.payload(bytes, entry)
+            if range.count <= 15 && buildsSmallStrings { return shortString(range) }
+            let payload = UnsafeBufferPointer(rebasing: bytes[range])
+            if Self.utf8(payload) == .invalid { return .bytes(Array(payload)) }
+            return .string(String(decoding: payload, as: UTF8.self))
         case .message, .group: return object(index + 1, entry.next(after: index), depth: depth + 1)
         }
     }
@@ -208,14 +204,35 @@ struct ProtobufRawValueBuilder {
     /// What ``utf8(_:)`` found.
     enum UTF8Kind { case ascii, nonASCII, invalid }
 
-    /// The small (inline) `String` of at most 15 bytes of valid UTF-8, built from its bytes without checking
-    /// them again (`JSONParser.smallString`, whose layout ``buildsSmallStrings`` has checked).
+    /// The string (or bytes, when not UTF-8) of a payload of at most 15 bytes: checked once and built in
+    /// String's inline layout (`JSONParser.smallString`, whose layout ``buildsSmallStrings`` has checked).
+    /// The bytes are read in two words, past the payload but never past the input.
     @inline(__always)
-    static func smallString(_ payload: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> String {
-        var words: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &words) { words in words.copyMemory(from: UnsafeRawBufferPointer(payload)) }
-        return JSONParser.smallString(
-            UInt64(littleEndian: words.0), UInt64(littleEndian: words.1), count: payload.count, isASCII: isASCII)
+    private func shortString(_ payload: Range<Int>) -> Value {
+        let count = payload.count
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        if payload.lowerBound + 16 <= bytes.count {
+            let start = UnsafeRawPointer(bytes.baseAddress! + payload.lowerBound)
+            low = start.loadUnaligned(as: UInt64.self) & Self.lowBytes(count)
+            high = start.loadUnaligned(fromByteOffset: 8, as: UInt64.self) & Self.lowBytes(count - 8)
+        } else {
+            for (k, byte) in bytes[payload].enumerated() {
+                if k < 8 { low |= UInt64(byte) << (8 * k) } else { high |= UInt64(byte) << (8 * (k - 8)) }
+            }
+        }
+        if (low | high) & 0x8080_8080_8080_8080 == 0 {
+            return .string(JSONParser.smallString(low, high, count: count, isASCII: true))
+        }
+        let text = UnsafeBufferPointer(rebasing: bytes[payload])
+        if Self.unicode(text) == .invalid { return .bytes(Array(text)) }
+        return .string(JSONParser.smallString(low, high, count: count, isASCII: false))
+    }
+
+    /// A mask of the lowest `count` bytes of a word (none for `count` ≤ 0, all for `count` ≥ 8).
+    @inline(__always)
+    private static func lowBytes(_ count: Int) -> UInt64 {
+        count >= 8 ? ~0 : count <= 0 ? 0 : (1 &<< UInt64(8 * count)) &- 1
     }
 
     /// Whether `bytes` are ASCII, else well-formed UTF-8 (what `String(validating:as:)` accepts: no overlong
