@@ -11,16 +11,20 @@ struct ProtobufRawValueBuilder {
     /// Whether strings of at most 15 bytes are built in the standard library's inline layout directly.
     private let buildsSmallStrings = JSONParser.smallStringsFromBits
     /// The field numbers of the message being grouped: the first ``numberCount`` of them (the storage is
-    /// reused by every message, never shrunk).
-    private var numbers: [UInt32] = []
+    /// reused by every message, never shrunk; owned: ``deallocate()`` frees it).
+    private var numbers: UnsafeMutablePointer<UInt32>
+    private var numberCapacity = 16
     private var numberCount = 0
     /// How many fields each number of the objects being built has, in runs (a stack: the innermost object's
-    /// runs on top).
-    private var runs: [Int] = []
+    /// runs on top; owned like ``numbers``).
+    private var runs: UnsafeMutablePointer<Int>
+    private var runCapacity = 64
     private var runTop = 0
-    /// The last ``ways`` member-name arrays built at each depth (slot `depth * ways + way`), with where their
-    /// numbers are in ``pool``, and which way each depth replaces next.
+    /// The last ``ways`` member-name arrays built at each depth (slot `depth * ways + way`), where their
+    /// numbers are in ``pool`` (kept apart from the names, so that matching retains nothing), and which way
+    /// each depth replaces next.
     private var layouts: [Layout] = []
+    private var layoutNames: [[String]] = []
     private var pool: [UInt32] = []
     private var nextWay: [Int] = []
     private static let ways = 4
@@ -28,7 +32,6 @@ struct ProtobufRawValueBuilder {
     private struct Layout {
         var start = 0
         var count = -1
-        var names: [String] = []
     }
 
     /// Member names of the field numbers below 256.
@@ -37,11 +40,32 @@ struct ProtobufRawValueBuilder {
     init(bytes: UnsafeBufferPointer<UInt8>, tape: UnsafeBufferPointer<ProtobufRawEntry>) {
         self.bytes = bytes
         self.tape = tape
+        numbers = .allocate(capacity: numberCapacity)
+        runs = .allocate(capacity: runCapacity)
         layouts.reserveCapacity(8 * Self.ways)
+        layoutNames.reserveCapacity(8 * Self.ways)
         nextWay.reserveCapacity(8)
         pool.reserveCapacity(64)
-        numbers.reserveCapacity(16)
-        runs.reserveCapacity(64)
+    }
+
+    /// Frees the scratch storage.
+    func deallocate() {
+        numbers.deallocate()
+        runs.deallocate()
+    }
+
+    /// The field numbers of the message being grouped.
+    private var numberList: UnsafeBufferPointer<UInt32> { UnsafeBufferPointer(start: numbers, count: numberCount) }
+
+    /// `storage` (of `count` trivial values, `capacity` of room) moved to twice the room.
+    private static func grown<T>(_ storage: UnsafeMutablePointer<T>, _ count: Int, _ capacity: inout Int)
+        -> UnsafeMutablePointer<T>
+    {
+        capacity *= 2
+        let larger = UnsafeMutablePointer<T>.allocate(capacity: capacity)
+        larger.moveInitialize(from: storage, count: count)
+        storage.deallocate()
+        return larger
     }
 
     /// The payload of a `.lengthDelimited` entry (its length prefix was checked by the scan).
@@ -78,7 +102,8 @@ struct ProtobufRawValueBuilder {
                     return grouped(from, to, depth: depth)
                 }
                 pushNumber(entry.number)
-                if runTop == runs.count { runs.append(1) } else { runs[runTop] = 1 }
+                if runTop == runCapacity { runs = Self.grown(runs, runTop, &runCapacity) }
+                runs[runTop] = 1
                 runTop += 1
                 last = entry.number
             } else {
@@ -124,7 +149,7 @@ struct ProtobufRawValueBuilder {
                 counts.append(1)
                 if numberCount > 16 {
                     if table.isEmpty {
-                        for (slot, known) in numbers[..<numberCount].enumerated() { table[known] = slot }
+                        for (slot, known) in numberList.enumerated() { table[known] = slot }
                     } else {
                         table[number] = numberCount - 1
                     }
@@ -133,7 +158,8 @@ struct ProtobufRawValueBuilder {
             i = tape[i].next(after: i)
         }
         let names = memberNames(depth: depth)
-        let slots = numbers[..<numberCount]
+        // A copy: building the values below regroups (and may move) ``numbers``.
+        let slots = Array(numberList)
         var lists = counts.map { count in
             var list: [Value] = []
             list.reserveCapacity(count)
@@ -153,12 +179,13 @@ struct ProtobufRawValueBuilder {
     /// Appends `number` to ``numbers``.
     @inline(__always)
     private mutating func pushNumber(_ number: UInt32) {
-        if numberCount == numbers.count { numbers.append(number) } else { numbers[numberCount] = number }
+        if numberCount == numberCapacity { numbers = Self.grown(numbers, numberCount, &numberCapacity) }
+        numbers[numberCount] = number
         numberCount += 1
     }
 
     private func slot(of number: UInt32, _ table: [UInt32: Int]) -> Int? {
-        table.isEmpty ? numbers[..<numberCount].firstIndex(of: number) : table[number]
+        table.isEmpty ? numberList.firstIndex(of: number) : table[number]
     }
 
     /// The member names of ``numbers``: ones built before at `depth` when they match (the elements of a
@@ -166,16 +193,18 @@ struct ProtobufRawValueBuilder {
     private mutating func memberNames(depth: Int) -> [String] {
         let first = depth * Self.ways
         if first < layouts.count {
-            for slot in first..<(first + Self.ways) where matches(layouts[slot]) { return layouts[slot].names }
+            for slot in first..<(first + Self.ways) where matches(layouts[slot]) { return layoutNames[slot] }
         } else {
+            layoutNames += repeatElement([], count: first + Self.ways - layouts.count)
             layouts += repeatElement(Layout(), count: first + Self.ways - layouts.count)
             nextWay += repeatElement(0, count: depth + 1 - nextWay.count)
         }
-        let names = numbers[..<numberCount].map { number in number < 256 ? smallNames[Int(number)] : String(number) }
+        let names = numberList.map { number in number < 256 ? smallNames[Int(number)] : String(number) }
         let slot = first + nextWay[depth]
         nextWay[depth] = (nextWay[depth] + 1) % Self.ways
-        layouts[slot] = Layout(start: pool.count, count: numberCount, names: names)
-        pool += numbers[..<numberCount]
+        layouts[slot] = Layout(start: pool.count, count: numberCount)
+        layoutNames[slot] = names
+        pool.append(contentsOf: numberList)
         return names
     }
 
