@@ -22,16 +22,16 @@ struct ProtobufRawValueBuilder {
     private var runTop = 0
     /// The last ``ways`` member-name arrays built at each depth (slot `depth * ways + way`), where their
     /// numbers are in ``pool`` (kept apart from the names, so that matching retains nothing), and which way
-    /// each depth replaces next.
+    /// each depth replaces next (in its first way's ``Layout/nextWay``).
     private var layouts: [Layout] = []
     private var layoutNames: [[String]] = []
     private var pool: [UInt32] = []
-    private var nextWay: [Int] = []
     private static let ways = 4
 
     private struct Layout {
         var start = 0
         var count = -1
+        var nextWay = 0
     }
 
     /// Member names of the field numbers below 256.
@@ -44,7 +44,6 @@ struct ProtobufRawValueBuilder {
         runs = .allocate(capacity: runCapacity)
         layouts.reserveCapacity(8 * Self.ways)
         layoutNames.reserveCapacity(8 * Self.ways)
-        nextWay.reserveCapacity(8)
         pool.reserveCapacity(64)
     }
 
@@ -102,9 +101,7 @@ struct ProtobufRawValueBuilder {
                     return grouped(from, to, depth: depth)
                 }
                 pushNumber(entry.number)
-                if runTop == runCapacity { runs = Self.grown(runs, runTop, &runCapacity) }
-                runs[runTop] = 1
-                runTop += 1
+                pushRun(1)
                 last = entry.number
             } else {
                 runs[runTop - 1] += 1
@@ -158,8 +155,9 @@ struct ProtobufRawValueBuilder {
             i = tape[i].next(after: i)
         }
         let names = memberNames(depth: depth)
-        // A copy: building the values below regroups (and may move) ``numbers``.
-        let slots = Array(numberList)
+        // The numbers move to the run stack, which the values built below keep (they regroup ``numbers``).
+        let base = pushRuns(numberList)
+        defer { runTop = base }
         var lists = counts.map { count in
             var list: [Value] = []
             list.reserveCapacity(count)
@@ -168,12 +166,26 @@ struct ProtobufRawValueBuilder {
         i = from
         while i < to {
             let number = tape[i].number
-            let slot = table.isEmpty ? slots.firstIndex(of: number)! : table[number]!
+            let slot = table.isEmpty ? (base..<runTop).first { runs[$0] == Int(number) }! - base : table[number]!
             lists[slot].append(value(i, depth: depth))
             i = tape[i].next(after: i)
         }
         let values = lists.map { list in list.count == 1 ? list[0] : Value.array(list) }
         return .object(Value.Object(uniqueKeys: names, values: values))
+    }
+
+    /// Pushes `numbers` on the run stack; returns where they start.
+    private mutating func pushRuns(_ numbers: UnsafeBufferPointer<UInt32>) -> Int {
+        let base = runTop
+        for number in numbers { pushRun(Int(number)) }
+        return base
+    }
+
+    @inline(__always)
+    private mutating func pushRun(_ value: Int) {
+        if runTop == runCapacity { runs = Self.grown(runs, runTop, &runCapacity) }
+        runs[runTop] = value
+        runTop += 1
     }
 
     /// Appends `number` to ``numbers``.
@@ -197,12 +209,12 @@ struct ProtobufRawValueBuilder {
         } else {
             layoutNames += repeatElement([], count: first + Self.ways - layouts.count)
             layouts += repeatElement(Layout(), count: first + Self.ways - layouts.count)
-            nextWay += repeatElement(0, count: depth + 1 - nextWay.count)
         }
         let names = numberList.map { number in number < 256 ? smallNames[Int(number)] : String(number) }
-        let slot = first + nextWay[depth]
-        nextWay[depth] = (nextWay[depth] + 1) % Self.ways
-        layouts[slot] = Layout(start: pool.count, count: numberCount)
+        let slot = first + layouts[first].nextWay
+        layouts[first].nextWay = (layouts[first].nextWay + 1) % Self.ways
+        layouts[slot].start = pool.count
+        layouts[slot].count = numberCount
         layoutNames[slot] = names
         pool.append(contentsOf: numberList)
         return names
