@@ -261,6 +261,13 @@ import Testing
         Self.agree([0x0B, 0x0B, 0x0C])
         // Interleaved repeats, which group by first appearance.
         Self.agree([0x10, 0x01, 0x08, 0x02, 0x10, 0x03, 0x18, 0x04, 0x08, 0x05])
+        // Out of order without repeats, and more than 16 numbers out of order with some repeated (the table).
+        Self.agree([0x10, 0x01, 0x08, 0x02, 0x1A, 0x01, 0x41, 0x08, 0x03])
+        var many: [UInt8] = []
+        for number in (1...40).reversed() { many += Self.key(UInt64(number), 0) + [0x01] }
+        for number in stride(from: 1, through: 40, by: 3) { many += Self.key(UInt64(number), 2) + [0x01, 0x41] }
+        Self.agree(many)
+        Self.agree(Self.lengthDelimited(5, many) + Self.lengthDelimited(5, many))
         // A limit met inside a payload that is not a message is still an error.
         var limits = DecodingLimits()
         limits.maximumContainerCount = 2

@@ -133,17 +133,22 @@ struct ProtobufRawValueBuilder {
     /// The object of fields whose repeats are not adjacent: grouped by a linear search of the numbers seen,
     /// through a table once there are more than 16 of them.
     private mutating func grouped(_ from: Int, _ to: Int, depth: Int) -> Value {
+        // The run stack holds each number's count (from `base`), then the numbers themselves (from `numbersAt`),
+        // which the values built below keep (they regroup ``numbers``).
         numberCount = 0
+        let base = runTop
+        defer { runTop = base }
         var table: [UInt32: Int] = [:]
-        var counts: [Int] = []
+        var repeats = false
         var i = from
         while i < to {
             let number = tape[i].number
             if let slot = slot(of: number, table) {
-                counts[slot] += 1
+                runs[base + slot] += 1
+                repeats = true
             } else {
                 pushNumber(number)
-                counts.append(1)
+                pushRun(1)
                 if numberCount > 16 {
                     if table.isEmpty {
                         for (slot, known) in numberList.enumerated() { table[known] = slot }
@@ -155,22 +160,34 @@ struct ProtobufRawValueBuilder {
             i = tape[i].next(after: i)
         }
         let names = memberNames(depth: depth)
-        // The numbers move to the run stack, which the values built below keep (they regroup ``numbers``).
-        let base = pushRuns(numberList)
-        defer { runTop = base }
-        var lists = counts.map { count in
-            var list: [Value] = []
-            list.reserveCapacity(count)
-            return list
+        let numbersAt = pushRuns(numberList)
+        let count = numberCount
+        // Single values go straight to their slot; only numbers that repeat collect a list.
+        var values = [Value](repeating: .null, count: count)
+        var lists: [[Value]] = []
+        if repeats {
+            lists = (0..<count).map { slot in
+                var list: [Value] = []
+                list.reserveCapacity(runs[base + slot] > 1 ? runs[base + slot] : 0)
+                return list
+            }
         }
         i = from
         while i < to {
             let number = tape[i].number
-            let slot = table.isEmpty ? (base..<runTop).first { runs[$0] == Int(number) }! - base : table[number]!
-            lists[slot].append(value(i, depth: depth))
+            let slot =
+                table.isEmpty ? (numbersAt..<(numbersAt + count)).first { runs[$0] == Int(number) }! - numbersAt
+                : table[number]!
+            if runs[base + slot] == 1 {
+                values[slot] = value(i, depth: depth)
+            } else {
+                lists[slot].append(value(i, depth: depth))
+            }
             i = tape[i].next(after: i)
         }
-        let values = lists.map { list in list.count == 1 ? list[0] : Value.array(list) }
+        if repeats {
+            for slot in 0..<count where runs[base + slot] > 1 { values[slot] = .array(lists[slot]) }
+        }
         return .object(Value.Object(uniqueKeys: names, values: values))
     }
 
