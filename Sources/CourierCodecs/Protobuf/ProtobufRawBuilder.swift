@@ -3,15 +3,15 @@
 ///
 /// An object's fields are grouped by number in order of first appearance, each group's array allocated at its
 /// final size. Sibling objects with the same field numbers (the elements of a repeated message) share one
-/// array of member names.
-struct ProtobufRawValueBuilder {
+/// array of member names. Not copyable: it owns its scratch storage and frees it when it ends.
+struct ProtobufRawValueBuilder: ~Copyable {
     let bytes: UnsafeBufferPointer<UInt8>
     let tape: UnsafeBufferPointer<ProtobufRawEntry>
     private let smallNames = Self.smallNames
     /// Whether strings of at most 15 bytes are built in the standard library's inline layout directly.
     private let buildsSmallStrings = JSONParser.smallStringsFromBits
     /// The field numbers of the message being grouped: the first ``numberCount`` of them (the storage is
-    /// reused by every message, never shrunk; owned: ``deallocate()`` frees it).
+    /// reused by every message, never shrunk; owned: freed with the builder).
     private var numbers: UnsafeMutablePointer<UInt32>
     private var numberCapacity = 16
     private var numberCount = 0
@@ -47,8 +47,7 @@ struct ProtobufRawValueBuilder {
         pool.reserveCapacity(64)
     }
 
-    /// Frees the scratch storage.
-    func deallocate() {
+    deinit {
         numbers.deallocate()
         runs.deallocate()
     }

@@ -38,7 +38,6 @@ public struct ProtobufRawDecoder: Sendable {
     public func decode(_ data: Data) throws -> Value {
         try scan(data) { bytes, tape in
             var builder = ProtobufRawValueBuilder(bytes: bytes, tape: tape)
-            defer { builder.deallocate() }
             return builder.object(0, tape.count)
         }
     }
