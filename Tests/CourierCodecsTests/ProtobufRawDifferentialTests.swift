@@ -284,4 +284,75 @@ import Testing
         Self.agree([0x0A, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01])
         Self.agree([0x0E, 0x01])
     }
+
+    /// The shape the scan records for each message (its runs when its numbers are in order) against the
+    /// oracle: runs of one, runs of many with nested messages in them, runs right below and at the cap of
+    /// 65,535, groups, nested messages out of order, and guesses that fail after their first fields.
+    @Test func recordedShapesAgree() {
+        let user = Self.key(1, 0) + [0x07] + Self.lengthDelimited(2, Array("Ann".utf8)) + Self.key(3, 5) + [1, 2, 3, 4]
+        var list = Self.key(1, 0) + [0x02]
+        for _ in 0..<5 { list += Self.lengthDelimited(3, user) }
+        list += Self.key(4, 0) + [0x01] + Self.key(4, 0) + [0x02]
+        Self.agree(list)
+        Self.agree(Self.lengthDelimited(9, list) + Self.lengthDelimited(9, list) + Self.key(10, 0) + [0x00])
+        // Groups with runs inside, a run of groups, and a group out of order.
+        let group = Self.key(7, 3) + Self.key(1, 0) + [0x01] + Self.key(1, 0) + [0x02] + Self.key(7, 4)
+        Self.agree(group + group + Self.key(8, 0) + [0x03])
+        Self.agree(Self.key(8, 0) + [0x03] + group + Self.key(2, 0) + [0x01])
+        // A nested message out of order within ordered ones, and one whose last field repeats an earlier one.
+        let disordered = Self.key(2, 0) + [0x01] + Self.key(1, 0) + [0x02]
+        let reopened = Self.key(1, 0) + [0x01] + Self.key(2, 0) + [0x02] + Self.key(1, 0) + [0x03]
+        Self.agree(Self.lengthDelimited(1, disordered) + Self.lengthDelimited(1, reopened) + Self.lengthDelimited(2, user))
+        // A guess that fails after fields of its own leaves the outer shape as it was.
+        Self.agree(Self.key(1, 0) + [0x01] + Self.lengthDelimited(2, user + [0x0F]) + Self.key(3, 0) + [0x01])
+        // 65,534 runs (the most a shape records), 65,535 (counted instead), in the outer and a nested message.
+        for runs in [65_534, 65_535, 65_536] {
+            var fields: [UInt8] = []
+            for number in 1...runs { fields += Self.key(UInt64(number), 0) + [0x01] }
+            Self.agree(fields)
+            Self.agree(Self.lengthDelimited(1, fields) + Self.key(2, 0) + [0x01])
+        }
+    }
+
+    /// The branch-free quick rejection of a payload's guess: for every one-byte key, second byte and payload
+    /// length, the same answer as the switch on the wire type it replaced, and never a rejection of a payload
+    /// whose scan would not fail as malformed.
+    @Test func quickRejectionIsExactAndSound() {
+        func former(_ key: UInt8, _ second: UInt8, left: Int) -> Bool {
+            guard key < 0x80 else { return false }
+            switch key & 7 {
+            case 0, 3: return key < 8
+            case 1: return key < 8 || left < 8
+            case 5: return key < 8 || left < 4
+            case 2: return key < 8 || left == 0 || (second < 0x80 && Int(second) > left - 1)
+            default: return true
+            }
+        }
+        var buffer = [UInt8](repeating: 0, count: 16)
+        for key in 0...255 {
+            for second in 0...255 {
+                for left in 0...10 {
+                    buffer[0] = UInt8(key)
+                    buffer[1] = UInt8(second)
+                    let fails = buffer.withUnsafeBufferPointer { bytes in
+                        ProtobufRawScanner.failsAtOnce(bytes.baseAddress!, 0..<(left + 1))
+                    }
+                    #expect(fails == former(UInt8(key), UInt8(second), left: left), "key \(key) \(second) \(left)")
+                    guard fails else { continue }
+                    let scanned = buffer.withUnsafeBufferPointer { bytes in
+                        var scanner = ProtobufRawScanner(
+                            UnsafeBufferPointer(rebasing: bytes[0..<(left + 1)]), limits: DecodingLimits(), maxDepth: 64)
+                        defer { scanner.deallocate() }
+                        do throws(ProtobufRawFailure) {
+                            _ = try scanner.scanMessage(from: 0, to: left + 1, depth: 1, endGroup: 0)
+                            return false
+                        } catch {
+                            return error.isMalformed
+                        }
+                    }
+                    #expect(scanned, "key \(key) \(second) \(left) scans")
+                }
+            }
+        }
+    }
 }

@@ -81,8 +81,52 @@ struct ProtobufRawValueBuilder: ~Copyable {
         return offset..<(offset + length)
     }
 
-    /// The object of the fields in `tape[from..<to]`, at `depth` (0 for the outermost message).
-    mutating func object(_ from: Int, _ to: Int, depth: Int = 0) -> Value {
+    /// The object of the fields in `tape[from..<to]`, at `depth` (0 for the outermost message), whose
+    /// ``ProtobufRawScanner/shape`` is `shape`.
+    mutating func object(_ from: Int, _ to: Int, depth: Int = 0, shape: UInt16) -> Value {
+        if shape != 0 { return ordered(from, to, runs: Int(shape) - 1, depth: depth) }
+        return counted(from, to, depth: depth)
+    }
+
+    /// The object of fields whose numbers the scan found in order, in `runs` runs: built in one pass, each
+    /// value as it comes (a run of more than one is measured when it starts), the numbers kept on the run
+    /// stack until the member names are looked up.
+    private mutating func ordered(_ from: Int, _ to: Int, runs count: Int, depth: Int) -> Value {
+        let base = runTop
+        defer { runTop = base }
+        var values: [Value] = []
+        values.reserveCapacity(count)
+        var i = from
+        while i < to {
+            let entry = tape[i]
+            pushRun(Int(entry.number))
+            let next = entry.next(after: i)
+            if next == to || tape[next].number != entry.number {
+                values.append(value(i, depth: depth))
+                i = next
+                continue
+            }
+            var end = tape[next].next(after: next)
+            var run = 2
+            while end < to && tape[end].number == entry.number {
+                end = tape[end].next(after: end)
+                run += 1
+            }
+            var list: [Value] = []
+            list.reserveCapacity(run)
+            while i < end {
+                list.append(value(i, depth: depth))
+                i = tape[i].next(after: i)
+            }
+            values.append(.array(list))
+        }
+        numberCount = 0
+        for slot in base..<runTop { pushNumber(UInt32(truncatingIfNeeded: runs[slot])) }
+        return .object(Value.Object(uniqueKeys: memberNames(depth: depth), values: values))
+    }
+
+    /// The object of the fields in `tape[from..<to]` when the scan did not record their shape: counted first.
+    private mutating func counted(_ from: Int, _ to: Int, depth: Int) -> Value {
         // Pass 1: the numbers in order of first appearance, when repeats are adjacent (numbers never decrease,
         // as encoders write them); otherwise the general grouping.
         numberCount = 0
@@ -254,7 +298,8 @@ struct ProtobufRawValueBuilder: ~Copyable {
             let payload = UnsafeBufferPointer(rebasing: bytes[range])
             if Self.utf8(payload) == .invalid { return .bytes(Array(payload)) }
             return .string(String(decoding: payload, as: UTF8.self))
-        case .message, .group: return object(index + 1, entry.next(after: index), depth: depth + 1)
+        case .message, .group:
+            return object(index + 1, entry.next(after: index), depth: depth + 1, shape: entry.shape)
         }
     }
 
