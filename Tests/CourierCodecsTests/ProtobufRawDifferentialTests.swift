@@ -53,7 +53,8 @@ import Testing
     static func strict(_ value: Value) -> String {
         switch value {
         case .object(let object):
-            return "{" + object.keys.indices.map { "\(object.keys[$0]):\(strict(object.values[$0]))" }.joined(separator: ",")
+            return "{"
+                + object.keys.indices.map { "\(object.keys[$0]):\(strict(object.values[$0]))" }.joined(separator: ",")
                 + "}"
         case .array(let list): return "[" + list.map(strict).joined(separator: ",") + "]"
         case .string(let text): return "s\(text.debugDescription)"
@@ -88,12 +89,20 @@ import Testing
         while out.count < size {
             let number = UInt64([1, 1, 2, 3, 7, 15, 16, 300, 536_870_911].randomElement(using: &random)!)
             switch Int.random(in: 0..<10, using: &random) {
-            case 0: out += key(number, 0) + varint(UInt64.random(in: 0...UInt64.max, using: &random) >> Int.random(in: 0...63, using: &random))
+            case 0:
+                out +=
+                    key(number, 0)
+                    + varint(
+                        UInt64.random(in: 0...UInt64.max, using: &random) >> Int.random(in: 0...63, using: &random))
             case 1: out += key(number, 1) + (0..<8).map { _ in UInt8.random(in: 0...255, using: &random) }
             case 2: out += key(number, 5) + (0..<4).map { _ in UInt8.random(in: 0...255, using: &random) }
             case 3: out += lengthDelimited(number, Array("Zoë \(Int.random(in: 0..<1000, using: &random))".utf8))
-            case 4: out += lengthDelimited(number, (0..<Int.random(in: 0..<6, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
-            case 5, 6 where depth > 0:
+            case 4:
+                out += lengthDelimited(
+                    number,
+                    (0..<Int.random(in: 0..<6, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
+            case 5,
+                6 where depth > 0:
                 out += lengthDelimited(number, message(&random, size: size / 2, depth: depth - 1))
             case 7 where depth > 0:
                 // Almost a message: a valid one with a bad last byte.
@@ -134,7 +143,8 @@ import Testing
         for _ in 0..<60 {
             let bytes = [UInt8](
                 try codec.encode(
-                    try generator.value(for: "kitchen.KitchenSink"), hints: ProtobufTestSupport.hints("kitchen.KitchenSink")))
+                    try generator.value(for: "kitchen.KitchenSink"),
+                    hints: ProtobufTestSupport.hints("kitchen.KitchenSink")))
             Self.agree(bytes)
             var mutated = bytes
             for _ in 0..<10 {
@@ -186,16 +196,53 @@ import Testing
             Array("plain ascii, long enough".utf8) + [0xE2, 0x82, 0xAC] + Array("and more ascii text".utf8),
             Array("plain ascii, long enough".utf8) + [0xE2, 0x82] + Array("and more ascii text".utf8),
         ]
+        // Alone (the last bytes of the input) and followed by more (read past the payload and masked off).
+        let more = Self.lengthDelimited(2, [UInt8](repeating: 0x41, count: 20))
         for payload in payloads {
             Self.agree(Self.lengthDelimited(1, payload), maxDepth: 1)
             Self.agree(Self.lengthDelimited(1, payload))
+            Self.agree(Self.lengthDelimited(1, payload) + more, maxDepth: 1)
         }
         var random = SeededRandom(seed: 8)
         for _ in 0..<2_000 {
             let payload = (0..<Int.random(in: 1..<12, using: &random)).map { _ -> UInt8 in
-                [0x41, 0x80, 0xBF, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0x9F, 0xA0, 0x8F, 0x90 as UInt8].randomElement(using: &random)!
+                [0x41, 0x80, 0xBF, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0x9F, 0xA0, 0x8F, 0x90 as UInt8].randomElement(
+                    using: &random)!
             }
             Self.agree(Self.lengthDelimited(1, payload), maxDepth: 1)
+            Self.agree(Self.lengthDelimited(1, payload) + more, maxDepth: 1)
+        }
+    }
+
+    /// Short strings are built in the standard library's inline layout from their bytes: they must be the
+    /// standard library's own strings bit for bit (count, ASCII flag and all), at every length around 15 and at
+    /// the very end of the input (where no byte past the payload may be read).
+    @Test func stringsAreTheStandardLibrarysOwnBitForBit() throws {
+        for length in 0...18 {
+            for sample in ["abcdefghijklmnopqrs", "zoë€ééééééééé"] {
+                let utf8 = Array(Array(sample.utf8).prefix(length))
+                guard let expected = String(validating: utf8, as: UTF8.self) else { continue }
+                // Field 2 ends the first message; in the second, 0xFF bytes follow (read, then masked off).
+                let pair = Self.lengthDelimited(1, utf8) + Self.lengthDelimited(2, utf8)
+                for bytes in [pair, pair + Self.lengthDelimited(3, [UInt8](repeating: 0xFF, count: 20))] {
+                    try Self.expectStandardStrings(bytes, utf8, expected, length: length)
+                }
+            }
+        }
+    }
+
+    /// Expects fields 1 and 2 of `bytes`, when strings, to be `expected` bit for bit.
+    static func expectStandardStrings(_ bytes: [UInt8], _ utf8: [UInt8], _ expected: String, length: Int) throws {
+        let value = try ProtobufRawDecoder().decode(Data(bytes))
+        for key in ["1", "2"] {
+            // Payloads that read as messages are not strings; they are covered elsewhere.
+            guard case .string(let built)? = value[key] else { continue }
+            #expect(built == expected)
+            #expect(built.utf8.count == utf8.count)
+            #expect(built.utf8.allSatisfy { $0 < 0x80 } == expected.utf8.allSatisfy { $0 < 0x80 })
+            let bits = unsafeBitCast(built, to: (UInt64, UInt64).self)
+            let expectedBits = unsafeBitCast(String(decoding: utf8, as: UTF8.self), to: (UInt64, UInt64).self)
+            if length <= 15 { #expect(bits == expectedBits, "length \(length) of \(expected)") }
         }
     }
 
@@ -214,6 +261,13 @@ import Testing
         Self.agree([0x0B, 0x0B, 0x0C])
         // Interleaved repeats, which group by first appearance.
         Self.agree([0x10, 0x01, 0x08, 0x02, 0x10, 0x03, 0x18, 0x04, 0x08, 0x05])
+        // Out of order without repeats, and more than 16 numbers out of order with some repeated (the table).
+        Self.agree([0x10, 0x01, 0x08, 0x02, 0x1A, 0x01, 0x41, 0x08, 0x03])
+        var many: [UInt8] = []
+        for number in (1...40).reversed() { many += Self.key(UInt64(number), 0) + [0x01] }
+        for number in stride(from: 1, through: 40, by: 3) { many += Self.key(UInt64(number), 2) + [0x01, 0x41] }
+        Self.agree(many)
+        Self.agree(Self.lengthDelimited(5, many) + Self.lengthDelimited(5, many))
         // A limit met inside a payload that is not a message is still an error.
         var limits = DecodingLimits()
         limits.maximumContainerCount = 2
@@ -229,5 +283,76 @@ import Testing
         Self.agree([0x0A, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F])
         Self.agree([0x0A, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01])
         Self.agree([0x0E, 0x01])
+    }
+
+    /// The shape the scan records for each message (its runs when its numbers are in order) against the
+    /// oracle: runs of one, runs of many with nested messages in them, runs right below and at the cap of
+    /// 65,535, groups, nested messages out of order, and guesses that fail after their first fields.
+    @Test func recordedShapesAgree() {
+        let user = Self.key(1, 0) + [0x07] + Self.lengthDelimited(2, Array("Ann".utf8)) + Self.key(3, 5) + [1, 2, 3, 4]
+        var list = Self.key(1, 0) + [0x02]
+        for _ in 0..<5 { list += Self.lengthDelimited(3, user) }
+        list += Self.key(4, 0) + [0x01] + Self.key(4, 0) + [0x02]
+        Self.agree(list)
+        Self.agree(Self.lengthDelimited(9, list) + Self.lengthDelimited(9, list) + Self.key(10, 0) + [0x00])
+        // Groups with runs inside, a run of groups, and a group out of order.
+        let group = Self.key(7, 3) + Self.key(1, 0) + [0x01] + Self.key(1, 0) + [0x02] + Self.key(7, 4)
+        Self.agree(group + group + Self.key(8, 0) + [0x03])
+        Self.agree(Self.key(8, 0) + [0x03] + group + Self.key(2, 0) + [0x01])
+        // A nested message out of order within ordered ones, and one whose last field repeats an earlier one.
+        let disordered = Self.key(2, 0) + [0x01] + Self.key(1, 0) + [0x02]
+        let reopened = Self.key(1, 0) + [0x01] + Self.key(2, 0) + [0x02] + Self.key(1, 0) + [0x03]
+        Self.agree(Self.lengthDelimited(1, disordered) + Self.lengthDelimited(1, reopened) + Self.lengthDelimited(2, user))
+        // A guess that fails after fields of its own leaves the outer shape as it was.
+        Self.agree(Self.key(1, 0) + [0x01] + Self.lengthDelimited(2, user + [0x0F]) + Self.key(3, 0) + [0x01])
+        // 65,534 runs (the most a shape records), 65,535 (counted instead), in the outer and a nested message.
+        for runs in [65_534, 65_535, 65_536] {
+            var fields: [UInt8] = []
+            for number in 1...runs { fields += Self.key(UInt64(number), 0) + [0x01] }
+            Self.agree(fields)
+            Self.agree(Self.lengthDelimited(1, fields) + Self.key(2, 0) + [0x01])
+        }
+    }
+
+    /// The branch-free quick rejection of a payload's guess: for every one-byte key, second byte and payload
+    /// length, the same answer as the switch on the wire type it replaced, and never a rejection of a payload
+    /// whose scan would not fail as malformed.
+    @Test func quickRejectionIsExactAndSound() {
+        func former(_ key: UInt8, _ second: UInt8, left: Int) -> Bool {
+            guard key < 0x80 else { return false }
+            switch key & 7 {
+            case 0, 3: return key < 8
+            case 1: return key < 8 || left < 8
+            case 5: return key < 8 || left < 4
+            case 2: return key < 8 || left == 0 || (second < 0x80 && Int(second) > left - 1)
+            default: return true
+            }
+        }
+        var buffer = [UInt8](repeating: 0, count: 16)
+        for key in 0...255 {
+            for second in 0...255 {
+                for left in 0...10 {
+                    buffer[0] = UInt8(key)
+                    buffer[1] = UInt8(second)
+                    let fails = buffer.withUnsafeBufferPointer { bytes in
+                        ProtobufRawScanner.failsAtOnce(bytes.baseAddress!, 0..<(left + 1))
+                    }
+                    #expect(fails == former(UInt8(key), UInt8(second), left: left), "key \(key) \(second) \(left)")
+                    guard fails else { continue }
+                    let scanned = buffer.withUnsafeBufferPointer { bytes in
+                        var scanner = ProtobufRawScanner(
+                            UnsafeBufferPointer(rebasing: bytes[0..<(left + 1)]), limits: DecodingLimits(), maxDepth: 64)
+                        defer { scanner.deallocate() }
+                        do throws(ProtobufRawFailure) {
+                            _ = try scanner.scanMessage(from: 0, to: left + 1, depth: 1, endGroup: 0)
+                            return false
+                        } catch {
+                            return error.isMalformed
+                        }
+                    }
+                    #expect(scanned, "key \(key) \(second) \(left) scans")
+                }
+            }
+        }
     }
 }

@@ -3,30 +3,35 @@
 ///
 /// An object's fields are grouped by number in order of first appearance, each group's array allocated at its
 /// final size. Sibling objects with the same field numbers (the elements of a repeated message) share one
-/// array of member names.
-struct ProtobufRawValueBuilder {
+/// array of member names. Not copyable: it owns its scratch storage and frees it when it ends.
+struct ProtobufRawValueBuilder: ~Copyable {
     let bytes: UnsafeBufferPointer<UInt8>
     let tape: UnsafeBufferPointer<ProtobufRawEntry>
     private let smallNames = Self.smallNames
+    /// Whether strings of at most 15 bytes are built in the standard library's inline layout directly.
+    private let buildsSmallStrings = JSONParser.smallStringsFromBits
     /// The field numbers of the message being grouped: the first ``numberCount`` of them (the storage is
-    /// reused by every message, never shrunk).
-    private var numbers: [UInt32] = []
+    /// reused by every message, never shrunk; owned: freed with the builder).
+    private var numbers: UnsafeMutablePointer<UInt32>
+    private var numberCapacity = 16
     private var numberCount = 0
     /// How many fields each number of the objects being built has, in runs (a stack: the innermost object's
-    /// runs on top).
-    private var runs: [Int] = []
+    /// runs on top; owned like ``numbers``).
+    private var runs: UnsafeMutablePointer<Int>
+    private var runCapacity = 64
     private var runTop = 0
-    /// The last ``ways`` member-name arrays built at each depth (slot `depth * ways + way`), with where their
-    /// numbers are in ``pool``, and which way each depth replaces next.
+    /// The last ``ways`` member-name arrays built at each depth (slot `depth * ways + way`), where their
+    /// numbers are in ``pool`` (kept apart from the names, so that matching retains nothing), and which way
+    /// each depth replaces next (in its first way's ``Layout/nextWay``).
     private var layouts: [Layout] = []
+    private var layoutNames: [[String]] = []
     private var pool: [UInt32] = []
-    private var nextWay: [Int] = []
     private static let ways = 4
 
     private struct Layout {
         var start = 0
         var count = -1
-        var names: [String] = []
+        var nextWay = 0
     }
 
     /// Member names of the field numbers below 256.
@@ -35,11 +40,30 @@ struct ProtobufRawValueBuilder {
     init(bytes: UnsafeBufferPointer<UInt8>, tape: UnsafeBufferPointer<ProtobufRawEntry>) {
         self.bytes = bytes
         self.tape = tape
+        numbers = .allocate(capacity: numberCapacity)
+        runs = .allocate(capacity: runCapacity)
         layouts.reserveCapacity(8 * Self.ways)
-        nextWay.reserveCapacity(8)
+        layoutNames.reserveCapacity(8 * Self.ways)
         pool.reserveCapacity(64)
-        numbers.reserveCapacity(16)
-        runs.reserveCapacity(64)
+    }
+
+    deinit {
+        numbers.deallocate()
+        runs.deallocate()
+    }
+
+    /// The field numbers of the message being grouped.
+    private var numberList: UnsafeBufferPointer<UInt32> { UnsafeBufferPointer(start: numbers, count: numberCount) }
+
+    /// `storage` (of `count` trivial values, `capacity` of room) moved to twice the room.
+    private static func grown<T>(_ storage: UnsafeMutablePointer<T>, _ count: Int, _ capacity: inout Int)
+        -> UnsafeMutablePointer<T>
+    {
+        capacity *= 2
+        let larger = UnsafeMutablePointer<T>.allocate(capacity: capacity)
+        larger.moveInitialize(from: storage, count: count)
+        storage.deallocate()
+        return larger
     }
 
     /// The payload of a `.lengthDelimited` entry (its length prefix was checked by the scan).
@@ -57,8 +81,52 @@ struct ProtobufRawValueBuilder {
         return offset..<(offset + length)
     }
 
-    /// The object of the fields in `tape[from..<to]`, at `depth` (0 for the outermost message).
-    mutating func object(_ from: Int, _ to: Int, depth: Int = 0) -> Value {
+    /// The object of the fields in `tape[from..<to]`, at `depth` (0 for the outermost message), whose
+    /// ``ProtobufRawScanner/shape`` is `shape`.
+    mutating func object(_ from: Int, _ to: Int, depth: Int = 0, shape: UInt16) -> Value {
+        if shape != 0 { return ordered(from, to, runs: Int(shape) - 1, depth: depth) }
+        return counted(from, to, depth: depth)
+    }
+
+    /// The object of fields whose numbers the scan found in order, in `runs` runs: built in one pass, each
+    /// value as it comes (a run of more than one is measured when it starts), the numbers kept on the run
+    /// stack until the member names are looked up.
+    private mutating func ordered(_ from: Int, _ to: Int, runs count: Int, depth: Int) -> Value {
+        let base = runTop
+        defer { runTop = base }
+        var values: [Value] = []
+        values.reserveCapacity(count)
+        var i = from
+        while i < to {
+            let entry = tape[i]
+            pushRun(Int(entry.number))
+            let next = entry.next(after: i)
+            if next == to || tape[next].number != entry.number {
+                values.append(value(i, depth: depth))
+                i = next
+                continue
+            }
+            var end = tape[next].next(after: next)
+            var run = 2
+            while end < to && tape[end].number == entry.number {
+                end = tape[end].next(after: end)
+                run += 1
+            }
+            var list: [Value] = []
+            list.reserveCapacity(run)
+            while i < end {
+                list.append(value(i, depth: depth))
+                i = tape[i].next(after: i)
+            }
+            values.append(.array(list))
+        }
+        numberCount = 0
+        for slot in base..<runTop { pushNumber(UInt32(truncatingIfNeeded: runs[slot])) }
+        return .object(Value.Object(uniqueKeys: memberNames(depth: depth), values: values))
+    }
+
+    /// The object of the fields in `tape[from..<to]` when the scan did not record their shape: counted first.
+    private mutating func counted(_ from: Int, _ to: Int, depth: Int) -> Value {
         // Pass 1: the numbers in order of first appearance, when repeats are adjacent (numbers never decrease,
         // as encoders write them); otherwise the general grouping.
         numberCount = 0
@@ -76,8 +144,7 @@ struct ProtobufRawValueBuilder {
                     return grouped(from, to, depth: depth)
                 }
                 pushNumber(entry.number)
-                if runTop == runs.count { runs.append(1) } else { runs[runTop] = 1 }
-                runTop += 1
+                pushRun(1)
                 last = entry.number
             } else {
                 runs[runTop - 1] += 1
@@ -109,20 +176,25 @@ struct ProtobufRawValueBuilder {
     /// The object of fields whose repeats are not adjacent: grouped by a linear search of the numbers seen,
     /// through a table once there are more than 16 of them.
     private mutating func grouped(_ from: Int, _ to: Int, depth: Int) -> Value {
+        // The run stack holds each number's count (from `base`), then the numbers themselves (from `numbersAt`),
+        // which the values built below keep (they regroup ``numbers``).
         numberCount = 0
+        let base = runTop
+        defer { runTop = base }
         var table: [UInt32: Int] = [:]
-        var counts: [Int] = []
+        var repeats = false
         var i = from
         while i < to {
             let number = tape[i].number
             if let slot = slot(of: number, table) {
-                counts[slot] += 1
+                runs[base + slot] += 1
+                repeats = true
             } else {
                 pushNumber(number)
-                counts.append(1)
+                pushRun(1)
                 if numberCount > 16 {
                     if table.isEmpty {
-                        for (slot, known) in numbers[..<numberCount].enumerated() { table[known] = slot }
+                        for (slot, known) in numberList.enumerated() { table[known] = slot }
                     } else {
                         table[number] = numberCount - 1
                     }
@@ -131,32 +203,61 @@ struct ProtobufRawValueBuilder {
             i = tape[i].next(after: i)
         }
         let names = memberNames(depth: depth)
-        let slots = numbers[..<numberCount]
-        var lists = counts.map { count in
-            var list: [Value] = []
-            list.reserveCapacity(count)
-            return list
+        let numbersAt = pushRuns(numberList)
+        let count = numberCount
+        // Single values go straight to their slot; only numbers that repeat collect a list.
+        var values = [Value](repeating: .null, count: count)
+        var lists: [[Value]] = []
+        if repeats {
+            lists = (0..<count).map { slot in
+                var list: [Value] = []
+                list.reserveCapacity(runs[base + slot] > 1 ? runs[base + slot] : 0)
+                return list
+            }
         }
         i = from
         while i < to {
             let number = tape[i].number
-            let slot = table.isEmpty ? slots.firstIndex(of: number)! : table[number]!
-            lists[slot].append(value(i, depth: depth))
+            let slot =
+                table.isEmpty ? (numbersAt..<(numbersAt + count)).first { runs[$0] == Int(number) }! - numbersAt
+                : table[number]!
+            if runs[base + slot] == 1 {
+                values[slot] = value(i, depth: depth)
+            } else {
+                lists[slot].append(value(i, depth: depth))
+            }
             i = tape[i].next(after: i)
         }
-        let values = lists.map { list in list.count == 1 ? list[0] : Value.array(list) }
+        if repeats {
+            for slot in 0..<count where runs[base + slot] > 1 { values[slot] = .array(lists[slot]) }
+        }
         return .object(Value.Object(uniqueKeys: names, values: values))
+    }
+
+    /// Pushes `numbers` on the run stack; returns where they start.
+    private mutating func pushRuns(_ numbers: UnsafeBufferPointer<UInt32>) -> Int {
+        let base = runTop
+        for number in numbers { pushRun(Int(number)) }
+        return base
+    }
+
+    @inline(__always)
+    private mutating func pushRun(_ value: Int) {
+        if runTop == runCapacity { runs = Self.grown(runs, runTop, &runCapacity) }
+        runs[runTop] = value
+        runTop += 1
     }
 
     /// Appends `number` to ``numbers``.
     @inline(__always)
     private mutating func pushNumber(_ number: UInt32) {
-        if numberCount == numbers.count { numbers.append(number) } else { numbers[numberCount] = number }
+        if numberCount == numberCapacity { numbers = Self.grown(numbers, numberCount, &numberCapacity) }
+        numbers[numberCount] = number
         numberCount += 1
     }
 
     private func slot(of number: UInt32, _ table: [UInt32: Int]) -> Int? {
-        table.isEmpty ? numbers[..<numberCount].firstIndex(of: number) : table[number]
+        table.isEmpty ? numberList.firstIndex(of: number) : table[number]
     }
 
     /// The member names of ``numbers``: ones built before at `depth` when they match (the elements of a
@@ -164,16 +265,18 @@ struct ProtobufRawValueBuilder {
     private mutating func memberNames(depth: Int) -> [String] {
         let first = depth * Self.ways
         if first < layouts.count {
-            for slot in first..<(first + Self.ways) where matches(layouts[slot]) { return layouts[slot].names }
+            for slot in first..<(first + Self.ways) where matches(layouts[slot]) { return layoutNames[slot] }
         } else {
+            layoutNames += repeatElement([], count: first + Self.ways - layouts.count)
             layouts += repeatElement(Layout(), count: first + Self.ways - layouts.count)
-            nextWay += repeatElement(0, count: depth + 1 - nextWay.count)
         }
-        let names = numbers[..<numberCount].map { number in number < 256 ? smallNames[Int(number)] : String(number) }
-        let slot = first + nextWay[depth]
-        nextWay[depth] = (nextWay[depth] + 1) % Self.ways
-        layouts[slot] = Layout(start: pool.count, count: numberCount, names: names)
-        pool += numbers[..<numberCount]
+        let names = numberList.map { number in number < 256 ? smallNames[Int(number)] : String(number) }
+        let slot = first + layouts[first].nextWay
+        layouts[first].nextWay = (layouts[first].nextWay + 1) % Self.ways
+        layouts[slot].start = pool.count
+        layouts[slot].count = numberCount
+        layoutNames[slot] = names
+        pool.append(contentsOf: numberList)
         return names
     }
 
@@ -190,16 +293,73 @@ struct ProtobufRawValueBuilder {
         case .varint, .fixed64: return Value(entry.value)
         case .fixed32: return .int(Int64(entry.value))
         case .lengthDelimited:
-            let payload = UnsafeBufferPointer(rebasing: bytes[Self.payload(bytes, entry)])
-            if Self.isUTF8(payload) { return .string(String(decoding: payload, as: UTF8.self)) }
-            return .bytes(Array(payload))
-        case .message, .group: return object(index + 1, entry.next(after: index), depth: depth + 1)
+            let range = Self.payload(bytes, entry)
+            if range.count <= 15 && buildsSmallStrings { return shortString(range) }
+            let payload = UnsafeBufferPointer(rebasing: bytes[range])
+            if Self.utf8(payload) == .invalid { return .bytes(Array(payload)) }
+            return .string(String(decoding: payload, as: UTF8.self))
+        case .message, .group:
+            return object(index + 1, entry.next(after: index), depth: depth + 1, shape: entry.shape)
         }
     }
 
-    /// Whether `bytes` are well-formed UTF-8 (what `String(validating:as:)` accepts: no overlong forms, no
-    /// surrogates, nothing above U+10FFFF), eight ASCII bytes at a time.
-    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// What ``utf8(_:)`` found.
+    enum UTF8Kind { case ascii, nonASCII, invalid }
+
+    /// The string (or bytes, when not UTF-8) of a payload of at most 15 bytes: checked once and built in
+    /// String's inline layout (`JSONParser.smallString`, whose layout ``buildsSmallStrings`` has checked).
+    /// The bytes are read in two words, past the payload but never past the input.
+    @inline(__always)
+    private func shortString(_ payload: Range<Int>) -> Value {
+        let count = payload.count
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        if payload.lowerBound + 16 <= bytes.count {
+            let start = UnsafeRawPointer(bytes.baseAddress! + payload.lowerBound)
+            low = start.loadUnaligned(as: UInt64.self) & Self.lowBytes(count)
+            high = start.loadUnaligned(fromByteOffset: 8, as: UInt64.self) & Self.lowBytes(count - 8)
+        } else {
+            for (k, byte) in bytes[payload].enumerated() {
+                if k < 8 { low |= UInt64(byte) << (8 * k) } else { high |= UInt64(byte) << (8 * (k - 8)) }
+            }
+        }
+        if (low | high) & 0x8080_8080_8080_8080 == 0 {
+            return .string(JSONParser.smallString(low, high, count: count, isASCII: true))
+        }
+        let text = UnsafeBufferPointer(rebasing: bytes[payload])
+        if Self.unicode(text) == .invalid { return .bytes(Array(text)) }
+        return .string(JSONParser.smallString(low, high, count: count, isASCII: false))
+    }
+
+    /// A mask of the lowest `count` bytes of a word (none for `count` ≤ 0, all for `count` ≥ 8).
+    @inline(__always)
+    private static func lowBytes(_ count: Int) -> UInt64 {
+        count >= 8 ? ~0 : count <= 0 ? 0 : (1 &<< UInt64(8 * count)) &- 1
+    }
+
+    /// Whether `bytes` are ASCII, else well-formed UTF-8 (what `String(validating:as:)` accepts: no overlong
+    /// forms, no surrogates, nothing above U+10FFFF), else neither. ASCII is found eight bytes at a time, the
+    /// last eight read again rather than one by one.
+    @inline(__always)
+    static func utf8(_ bytes: UnsafeBufferPointer<UInt8>) -> UTF8Kind {
+        let count = bytes.count
+        guard let start = UnsafeRawPointer(bytes.baseAddress) else { return .ascii }
+        var bits: UInt64 = 0
+        if count >= 8 {
+            var i = 0
+            while i + 8 <= count {
+                bits |= start.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+            bits |= start.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        } else {
+            for byte in bytes { bits |= UInt64(byte) }
+        }
+        return bits & 0x8080_8080_8080_8080 == 0 ? .ascii : unicode(bytes)
+    }
+
+    /// ``utf8(_:)`` of bytes that are not all ASCII.
+    static func unicode(_ bytes: UnsafeBufferPointer<UInt8>) -> UTF8Kind {
         let count = bytes.count
         var i = 0
         while i < count {
@@ -225,16 +385,16 @@ struct ProtobufRawValueBuilder {
             case 0xF0...0xF4:
                 length = 4
                 if lead == 0xF0 { low = 0x90 } else if lead == 0xF4 { high = 0x8F }
-            default: return false
+            default: return .invalid
             }
-            guard count - i >= length, bytes[i + 1] >= low, bytes[i + 1] <= high else { return false }
+            guard count - i >= length, bytes[i + 1] >= low, bytes[i + 1] <= high else { return .invalid }
             var k = 2
             while k < length {
-                guard bytes[i + k] & 0xC0 == 0x80 else { return false }
+                guard bytes[i + k] & 0xC0 == 0x80 else { return .invalid }
                 k += 1
             }
             i += length
         }
-        return true
+        return .nonASCII
     }
 }

@@ -36,9 +36,9 @@ public struct ProtobufRawDecoder: Sendable {
     /// beyond ``limits``. Linear in the bytes: a payload that is tried as a message and is not one costs the
     /// bytes it read, however deep the tries nest.
     public func decode(_ data: Data) throws -> Value {
-        try scan(data) { bytes, tape in
+        try scan(data) { bytes, tape, shape in
             var builder = ProtobufRawValueBuilder(bytes: bytes, tape: tape)
-            return builder.object(0, tape.count)
+            return builder.object(0, tape.count, shape: shape)
         }
     }
 
@@ -46,7 +46,7 @@ public struct ProtobufRawDecoder: Sendable {
     public func text(_ data: Data) throws -> String {
         // The whole input is checked first (protoc prints nothing for bytes it cannot parse), and the scan
         // remembers which payloads read as messages, so that rendering never guesses again.
-        try scan(data) { bytes, tape in
+        try scan(data) { bytes, tape, _ in
             var out = ""
             Self.render(bytes, tape, 0, tape.count, indent: 0, into: &out)
             return out
@@ -54,9 +54,9 @@ public struct ProtobufRawDecoder: Sendable {
     }
 
     /// Scans `data` (the first pass, which enforces every limit and throws every error) and hands its tape
-    /// to `body`.
+    /// and the outermost message's ``ProtobufRawScanner/shape`` to `body`.
     private func scan<Result>(
-        _ data: Data, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<ProtobufRawEntry>) -> Result
+        _ data: Data, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<ProtobufRawEntry>, UInt16) -> Result
     ) throws -> Result {
         guard data.count <= limits.maximumInputSize else {
             throw DecodingLimits.sizeFailure(
@@ -72,7 +72,7 @@ public struct ProtobufRawDecoder: Sendable {
             } catch {
                 throw Self.courierError(error.wireError)
             }
-            return body(bytes, scanner.entries)
+            return body(bytes, scanner.entries, scanner.shape)
         }
     }
 

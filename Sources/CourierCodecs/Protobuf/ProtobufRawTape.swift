@@ -20,6 +20,9 @@ struct ProtobufRawEntry {
     var value: UInt64
     var number: UInt32
     var kind: Kind
+    /// For a `.message` or `.group`: its ``ProtobufRawScanner/Shape`` (0 for any other kind). It fits in the
+    /// entry's padding: an entry stays 16 bytes.
+    var shape: UInt16 = 0
 
     /// The index of the entry after this one and everything nested in it, this one being at `index`.
     @inline(__always)
@@ -93,6 +96,10 @@ struct ProtobufRawScanner {
     let maxString: Int
     /// Values counted so far (messages, scalars, strings), restored when a guessed message is not one.
     var total = 0
+    /// The shape of the message ``scanMessage(from:to:depth:endGroup:)`` scanned last: 1 + the number of runs
+    /// of one field number it holds when its numbers only increase from run to run (each number then has a
+    /// single run, in order) and there are fewer than 65,535 runs, else 0 (the builder counts and groups).
+    private(set) var shape: UInt16 = 0
     /// The tape: `count` entries of `capacity` (owned: ``deallocate()`` frees it).
     private(set) var tape: UnsafeMutablePointer<ProtobufRawEntry>
     private(set) var count = 0
@@ -190,6 +197,9 @@ struct ProtobufRawScanner {
         let base = base
         var offset = start
         var fields = 0
+        var last: UInt32 = 0
+        var runs = 0
+        var disordered = false
         while offset < end {
             let keyOffset = offset
             let key = try Self.varint(base, &offset, end, maxBytes: 10) & 0xFFFF_FFFF
@@ -223,10 +233,12 @@ struct ProtobufRawScanner {
                 append(ProtobufRawEntry(value: 0, number: number, kind: .group))
                 offset = try scanMessage(from: offset, to: end, depth: depth + 1, endGroup: number)
                 tape[index].value = UInt64(count)
+                tape[index].shape = shape
             case 4:
                 guard endGroup == number else {
                     throw ProtobufRawFailure(reason: .unmatchedEndGroup, offset: keyOffset, first: UInt64(number))
                 }
+                shape = Self.shape(runs: runs, disordered: disordered)
                 return offset
             default:
                 throw ProtobufRawFailure(
@@ -237,11 +249,22 @@ struct ProtobufRawScanner {
                 throw ProtobufRawFailure(reason: .tooManyFields, offset: keyOffset, first: UInt64(maxFields))
             }
             if scalar { try count(at: keyOffset) }
+            if number < last { disordered = true }
+            runs &+= number != last ? 1 : 0
+            last = number
         }
         if endGroup != 0 {
             throw ProtobufRawFailure(reason: .unclosedGroup, offset: offset, first: UInt64(endGroup))
         }
+        shape = Self.shape(runs: runs, disordered: disordered)
         return offset
+    }
+
+    /// The ``shape`` of a message of `runs` runs of one number, `disordered` when a number was lower than the
+    /// one before it.
+    @inline(__always)
+    private static func shape(runs: Int, disordered: Bool) -> UInt16 {
+        disordered || runs >= 0xFFFF ? 0 : UInt16(truncatingIfNeeded: runs + 1)
     }
 
     /// Whether the payload's first field, read from a one-byte key, makes it malformed at once: number 0, an
@@ -250,19 +273,19 @@ struct ProtobufRawScanner {
     /// the string that replaces it does.
     @inline(__always)
     static func failsAtOnce(_ base: UnsafePointer<UInt8>, _ payload: Range<Int>) -> Bool {
-        let key = base[payload.lowerBound]
-        guard key < 0x80 else { return false }
+        // Without branches on the wire type (which text makes unpredictable): the bytes each wire type needs
+        // after the key (a nibble each: 8 for fixed64, 1 for a length, 4 for fixed32) and the wire types that
+        // are never a first field (4, 6 and 7).
+        let key = Int(base[payload.lowerBound])
         let left = payload.count - 1
-        switch key & 7 {
-        case 0, 3: return key < 8
-        case 1: return key < 8 || left < 8
-        case 5: return key < 8 || left < 4
-        case 2:
-            guard key >= 8, left > 0 else { return true }
-            let length = base[payload.lowerBound + 1]
-            return length < 0x80 && Int(length) > left - 1
-        default: return true
-        }
+        let wireType = key & 7
+        let needs = (0x40_0180 >> (4 * wireType)) & 0xF
+        // A length-delimited first field's length (the key again when there is no byte left, which `needs`
+        // rejects anyway).
+        let length = Int(base[payload.lowerBound + (left > 0 ? 1 : 0)])
+        var fails = (key < 8 ? 1 : 0) | ((0xD0 >> wireType) & 1) | (left < needs ? 1 : 0)
+        fails |= (wireType == 2 ? 1 : 0) & (length < 0x80 ? 1 : 0) & (length >= left ? 1 : 0)
+        return key < 0x80 && fails != 0
     }
 
     /// A length-delimited value: a nested message when its payload scans as one (above ``maxDepth`` no
@@ -289,7 +312,7 @@ struct ProtobufRawScanner {
             let before = total
             do throws(ProtobufRawFailure) {
                 _ = try scanMessage(from: payload.lowerBound, to: payload.upperBound, depth: depth + 1, endGroup: 0)
-                tape[index] = ProtobufRawEntry(value: UInt64(count), number: number, kind: .message)
+                tape[index] = ProtobufRawEntry(value: UInt64(count), number: number, kind: .message, shape: shape)
                 return
             } catch where !error.isMalformed {
                 throw error

@@ -123,7 +123,7 @@ private struct RawStack<Element> {
     }
 }
 
-struct JSONParser: ~Copyable {
+package struct JSONParser: ~Copyable {
     private let bytes: UnsafePointer<UInt8>
     private let count: Int
     private var pos = 0
@@ -542,15 +542,17 @@ struct JSONParser: ~Copyable {
     /// the rest zero): the standard library's inline layout on 64-bit platforms, the bytes followed by a
     /// discriminator byte (small, immortal, ASCII or not) holding the count. ``smallStringsFromBits``
     /// checks that layout against strings the standard library builds before the parser relies on it.
-    @inline(__always)
-    private static func smallString(_ low: UInt64, _ high: UInt64, count: Int, isASCII: Bool) -> String {
+    /// `package`: the schema-less protobuf decoder builds its short strings the same way.
+    @inlinable
+    package static func smallString(_ low: UInt64, _ high: UInt64, count: Int, isASCII: Bool) -> String {
         let discriminator: UInt64 = (isASCII ? 0xE0 : 0xA0) | UInt64(truncatingIfNeeded: count)
         return unsafeBitCast((low, high | discriminator &<< 56), to: String.self)
     }
 
     /// Whether ``smallString(_:_:count:isASCII:)`` builds exactly the strings the standard library builds
     /// (compared bit for bit, never used as strings unless equal), ASCII and not, empty to 15 bytes.
-    private static let smallStringsFromBits: Bool = {
+    /// `package` for the schema-less protobuf decoder (CourierCodecs).
+    package static let smallStringsFromBits: Bool = {
         #if _endian(little) && _pointerBitWidth(_64)
         let samples: [[UInt8]] = [[], Array("a".utf8), Array("0123456789abcde".utf8), Array("zoë".utf8), Array("é€😀".utf8)]
         for sample in samples {
