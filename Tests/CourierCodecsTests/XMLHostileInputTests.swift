@@ -1,7 +1,9 @@
-import CourierCodecs
 import CourierTestSupport
 import Foundation
 import Testing
+
+@testable import CourierCodecs
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -272,6 +274,23 @@ import Glibc
         #expect(value["@a999"] == "999")
         let (error, _) = try Self.decodeTimed(Self.attributes(1_001))
         #expect(error.code == .sizeLimitExceeded)
+    }
+
+    /// The scan's quick count of `=` (below the limit no tag can be crowded) agrees with the tag-by-tag
+    /// scan at the limit and one past it, with the `=` in one tag, spread over many, or in text.
+    @Test func theQuickCountAndTheTagScanAgreeAtTheLimit() throws {
+        var limits = DecodingLimits()
+        limits.maximumAttributesPerElement = 40
+        func tag(_ n: Int) -> String { "<t" + (0..<n).map { " a\($0)=\"\($0)\"" }.joined() + "/>" }
+        for n in [39, 40, 41] {
+            let one = Array(("<r>" + tag(n) + "</r>").utf8)
+            let crowded = one.withUnsafeBufferPointer { XMLStartTagScanner.firstCrowdedTag($0, limits: limits) }
+            #expect((crowded != nil) == (n > 40), "\(n) attributes in one tag")
+            let spread = Array(("<r>" + String(repeating: tag(20), count: n) + "</r>").utf8)
+            #expect(spread.withUnsafeBufferPointer { XMLStartTagScanner.firstCrowdedTag($0, limits: limits) } == nil)
+            let text = Array(("<r>" + String(repeating: "a=b ", count: 10 * n) + "</r>").utf8)
+            #expect(text.withUnsafeBufferPointer { XMLStartTagScanner.firstCrowdedTag($0, limits: limits) } == nil)
+        }
     }
 
     @Test func aRaisedAttributeLimitLetsMoreThrough() throws {

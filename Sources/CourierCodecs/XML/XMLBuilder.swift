@@ -112,6 +112,9 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     var root: Output.Node?
     /// The interned name of the root element (`-1` before it starts).
     var rootName: Int32 = -1
+    /// Whether the parse tells libxml2 that a UTF-8 document in memory is whole (see
+    /// ``startDocument()``); `false` only in tests that compare both ways.
+    var marksWholeInput = true
 
     /// A builder starting from what earlier parses with the same root shape learned (see
     /// ``XMLRegistry``).
@@ -516,6 +519,21 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         return false
     }
 
+    // MARK: The input
+
+    /// Called once the XML declaration is read (and any encoding switch made): when the document is
+    /// UTF-8 as it stands (no encoder converts it) and parsed from the one input holding all of it, tells
+    /// libxml2 that this input will not grow. libxml2 then skips its per-token refill and shrink checks
+    /// near the input's end (`GROW`/`SHRINK`, as it does for a push parser's buffer). The bytes it reads
+    /// and the events it delivers are the same: a memory input has nothing to refill, and one that an
+    /// encoder converts keeps them, as it converts on refill.
+    mutating func startDocument() {
+        guard marksWholeInput, let context, context.pointee.inputNr == 1, let input = context.pointee.input,
+            let buffer = input.pointee.buf, buffer.pointee.encoder == nil, buffer.pointee.raw == nil
+        else { return }
+        context.pointee.progressive = 1
+    }
+
     // MARK: Failures
 
     /// The current line and column of the parser.
@@ -738,6 +756,7 @@ enum XMLParse {
     private static func makeHandler() -> xmlSAXHandler {
         var sax = xmlSAXHandler()
         sax.initialized = UInt32(XML_SAX2_MAGIC)
+        sax.startDocument = { ctx in XMLParse.on(ctx, tree: { $0.startDocument() }, tape: { $0.startDocument() }) }
         sax.startElementNs = { ctx, localname, prefix, _, nbNamespaces, namespaces, nbAttributes, _, attributes in
             let tag = XMLStartTag(
                 localname: localname!, prefix: prefix, namespaceCount: Int(nbNamespaces), namespaces: namespaces,

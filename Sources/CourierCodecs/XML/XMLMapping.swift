@@ -215,6 +215,7 @@ enum XMLMapping {
     /// `INF`, `-INF` and `NaN` as in XML Schema.
     static func number(_ t: UnsafeBufferPointer<UInt8>) -> Value? {
         if let v = integer(t) { return v }
+        if let d = exactDouble(t) { return .double(d) }
         let text = String(decoding: t, as: UTF8.self)
         // Only these few words start with a letter or a sign and are at most four bytes long.
         if t.count <= 4, let first = t.first,
@@ -261,6 +262,64 @@ enum XMLMapping {
         var lexical = Substring(text)
         if lexical.first == "+" { lexical = lexical.dropFirst() }
         return .number(String(lexical))
+    }
+
+    /// Exact powers of ten: every one up to 10^22 is a `Double` without rounding.
+    private static let powersOfTen: [Double] = (0...22).map { e in (0..<e).reduce(1.0) { value, _ in value * 10 } }
+
+    /// The value of a decimal `[+-]? digits ('.' digits?)? ([eE] [+-]? digits)?` (or with digits only
+    /// after the point) of at most 15 significant digits whose decimal exponent is within ±22, without
+    /// `strtod`; `nil` for anything else. Its digits make an integer below 2^53 and the power of ten is
+    /// exact, so the one multiplication or division rounds correctly: the same `Double` as `Double(text)`.
+    static func exactDouble(_ t: UnsafeBufferPointer<UInt8>) -> Double? {
+        var i = 0
+        let negative = i < t.count && t[i] == UInt8(ascii: "-")
+        if i < t.count, negative || t[i] == UInt8(ascii: "+") { i += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var significant = 0
+        var fraction = 0
+        var sawPoint = false
+        while i < t.count {
+            let b = t[i]
+            let d = b &- UInt8(ascii: "0")
+            if d < 10 {
+                digits += 1
+                if mantissa != 0 || d != 0 { significant += 1 }
+                if significant > 15 { return nil }
+                mantissa = mantissa * 10 + UInt64(d)
+                if sawPoint { fraction += 1 }
+            } else if b == UInt8(ascii: "."), !sawPoint {
+                sawPoint = true
+            } else {
+                break
+            }
+            i += 1
+        }
+        guard digits > 0 else { return nil }
+        var exponent = 0
+        if i < t.count, t[i] == UInt8(ascii: "e") || t[i] == UInt8(ascii: "E") {
+            i += 1
+            var negativeExponent = false
+            if i < t.count, t[i] == UInt8(ascii: "-") || t[i] == UInt8(ascii: "+") {
+                negativeExponent = t[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            let start = i
+            while i < t.count, t[i] &- UInt8(ascii: "0") < 10 {
+                if i - start >= 4 { return nil }
+                exponent = exponent * 10 + Int(t[i] &- UInt8(ascii: "0"))
+                i += 1
+            }
+            guard i > start else { return nil }
+            if negativeExponent { exponent = -exponent }
+        }
+        guard i == t.count else { return nil }
+        exponent -= fraction
+        guard exponent >= -22, exponent <= 22 else { return nil }
+        var value = Double(mantissa)
+        if exponent >= 0 { value *= powersOfTen[exponent] } else { value /= powersOfTen[-exponent] }
+        return negative ? -value : value
     }
 
     // MARK: Scalars to text
