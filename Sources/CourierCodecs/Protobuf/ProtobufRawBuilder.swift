@@ -358,6 +358,11 @@ struct ProtobufRawValueBuilder: ~Copyable {
         return bits & 0x8080_8080_8080_8080 == 0 ? .ascii : unicode(bytes)
     }
 
+    /// Whether `bytes` are well-formed UTF-8 (``utf8(_:)`` is not `.invalid`), for the schema-guided decoders.
+    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        utf8(bytes) != .invalid
+    }
+
     /// ``utf8(_:)`` of bytes that are not all ASCII.
     static func unicode(_ bytes: UnsafeBufferPointer<UInt8>) -> UTF8Kind {
         let count = bytes.count
