@@ -139,6 +139,29 @@ let service = APIService(name: "api", baseURL: URL(string: "http://api.test")!)
         #expect(client.pipeline(for: noRedirects).stages.compactMap { ($0 as? RedirectInterceptor)?.policy }.first == RedirectPolicy.never)
     }
 
+    /// The client keeps the last endpoints' parsed URLs: every call still goes to its own path and query, on the
+    /// service's current host, past the number kept.
+    @Test func keptURLsFollowPathQueryAndHost() async throws {
+        let seen = Locked<[String]>([])
+        let transport = InMemoryTransport(recording: false) { head, _ in
+            seen.withLock { $0.append("\(head.authority ?? "")\(head.path ?? "")") }
+            return (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), Data("{}".utf8))
+        }
+        let client = CourierClient(transport: transport)
+        let module = APIModule(name: "m", service: service)
+        var expected: [String] = []
+        for round in 0..<2 {
+            for index in 0..<300 {
+                var endpoint = Endpoint(name: "e", module: module, path: "/items/\(index)")
+                if index % 3 == 0 { endpoint.query = [QueryItem("round", "\(round)")] }
+                _ = try await client.send(endpoint)
+                let authority = try #require(service.currentBaseURL.host)
+                expected.append("\(authority)/items/\(index)" + (index % 3 == 0 ? "?round=\(round)" : ""))
+            }
+        }
+        #expect(seen.withLock { $0 } == expected)
+    }
+
     @Test func anInterceptorCanAnswerWithoutCallingNext() async throws {
         let transport = InMemoryTransport.successful()
         var endpoint = Endpoint(name: "cached", module: APIModule(name: "m", service: service), path: "/x")

@@ -94,6 +94,8 @@ public final class CourierClient: Sendable {
     private let shapes = Locked<[ObjectIdentifier: ValueShape]>([:])
     /// Chains already built for endpoints without interceptors of their own (``pipeline(for:)``).
     private let chains = Locked<[ChainKey: ChainEntry]>([:])
+    /// The last endpoints' parsed URLs (``target(of:on:)``).
+    private let targets = Locked<[TargetKey: Target]>([:])
 
     /// A client over `transport` (URLSession by default).
     public init(transport: any Transport = FoundationTransport(), configuration: Configuration = Configuration()) {
@@ -354,13 +356,9 @@ public final class CourierClient: Sendable {
     private func makeRequestAndURL(for endpoint: Endpoint) throws -> (request: CourierRequest, url: URL) {
         // One read of the service's current host: the URL and the base the routing stage moves from agree.
         let baseURL = endpoint.module.service.currentBaseURL
-        let url = try endpoint.url(on: baseURL)
-        // The path and query keep the percent-encoding they were given (`%2F` stays `%2F`): `URL.path` would
-        // decode them, and re-encoding cannot tell an escaped slash from a separator.
-        // `url.absoluteString` is the text as parsed (invalid characters already percent-encoded); the target
-        // starts at the first `/`, `?` or `#` after `scheme://` (an authority holds none of them).
-        let path = Self.requestTarget(ofAbsolute: url.absoluteString)
-        var head = HTTPRequest(method: endpoint.method, scheme: url.scheme, authority: url.courierAuthority, path: path)
+        let target = try target(of: endpoint, on: baseURL)
+        let url = target.url
+        var head = HTTPRequest(method: endpoint.method, scheme: url.scheme, authority: target.authority, path: target.path)
         head.headerFields = endpoint.module.headers
         for field in endpoint.headers {
             head.headerFields[field.name] = nil
@@ -380,6 +378,40 @@ public final class CourierClient: Sendable {
             baseURL: endpoint.isAbsolute ? nil : baseURL,
             bodyStream: endpoint.bodyStream)
         return (request, url)
+    }
+
+    /// Where an endpoint's requests go: its URL and the request target's authority and path.
+    private struct Target: Sendable {
+        let url: URL
+        let authority: String
+        let path: String
+    }
+
+    /// What an endpoint's ``Target`` is made of.
+    private struct TargetKey: Hashable, Sendable {
+        let baseURL: URL
+        let path: String
+        let query: [QueryItem]
+    }
+
+    /// `endpoint`'s ``Target`` on `baseURL`. Parsing a URL is the dearest step of building a request, and a
+    /// program calls the same few URLs again and again: the last targets are kept (at most 256; a program that
+    /// calls URLs without end only parses each, as it would without them).
+    private func target(of endpoint: Endpoint, on baseURL: URL) throws -> Target {
+        let key = TargetKey(baseURL: baseURL, path: endpoint.path, query: endpoint.query)
+        if let kept = targets.withLock({ $0[key] }) { return kept }
+        let url = try endpoint.url(on: baseURL)
+        // The path and query keep the percent-encoding they were given (`%2F` stays `%2F`): `URL.path` would
+        // decode them, and re-encoding cannot tell an escaped slash from a separator.
+        // `url.absoluteString` is the text as parsed (invalid characters already percent-encoded); the target
+        // starts at the first `/`, `?` or `#` after `scheme://` (an authority holds none of them).
+        let target = Target(
+            url: url, authority: url.courierAuthority, path: Self.requestTarget(ofAbsolute: url.absoluteString))
+        targets.withLock { kept in
+            if kept.count >= 256 { kept.removeAll(keepingCapacity: true) }
+            kept[key] = target
+        }
+        return target
     }
 
     /// The URL the call's first request went to: `parsed` (the endpoint's URL) when its text is the request's,
