@@ -85,7 +85,10 @@ public final class CourierClient: Sendable {
         var module: String
         var endpoint: String
         var tags: Set<String> = []
-        var cancel: @Sendable () -> Void
+        /// Cancels the call's task.
+        var handle: CancelHandle
+
+        func cancel() { handle.cancel() }
     }
 
     private let calls = Locked<[CallID: Entry]>([:])
@@ -203,7 +206,7 @@ public final class CourierClient: Sendable {
         // Register before the task starts, so its own removal always comes after the insertion.
         calls.withLock {
             $0[id] = Entry(module: endpoint.module.name, endpoint: endpoint.name, tags: endpoint.tags,
-                           cancel: { handle.cancel() })
+                           handle: handle)
         }
         let identity = endpoint.duplicatePolicy == .allow ? nil : identity(of: endpoint, decoding: T.self, variant: variant())
         let body: @Sendable () async throws -> Reply<T>
@@ -278,7 +281,7 @@ public final class CourierClient: Sendable {
         let id = CallID.next()
         let handle = CancelHandle()
         calls.withLock {
-            $0[id] = Entry(module: module, endpoint: endpoint + " (background)", tags: tags, cancel: { handle.cancel() })
+            $0[id] = Entry(module: module, endpoint: endpoint + " (background)", tags: tags, handle: handle)
         }
         let task = Task {
             defer { _ = self.calls.withLock { $0.removeValue(forKey: id) } }
@@ -485,7 +488,8 @@ public final class CourierClient: Sendable {
         decode: @escaping @Sendable (Value) throws -> T
     ) -> PreparedCall {
         var logger = configuration.logger
-        logger[metadataKey: "call"] = "\(id)"
+        // A logger that writes nothing needs no metadata (the usual default: swift-log's no-op handler).
+        if !(logger.handler is SwiftLogNoOpLogHandler) { logger[metadataKey: "call"] = "\(id)" }
         var context = InterceptorContext(
             callID: id, endpoint: endpoint, codecs: configuration.codecs, logger: logger, clock: configuration.clock)
         if let progress { context.progress = progress }
