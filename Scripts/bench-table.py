@@ -98,6 +98,7 @@ def fmt_count(value):
 def table(results):
     """The ratio table's lines, and whether every row could be computed."""
     complete = True
+    floor_notes = []
     lines = [
         "| measure | 5,000 users | 10 users | target | met/missed | mallocs/op ours vs peer (5,000 · 10) |",
         "|---|---:|---:|---:|:---:|---:|",
@@ -119,6 +120,20 @@ def table(results):
         suffix = " on both" if label.startswith("JSON decode → Value") else ""
         lines.append(f"| {label} | {fmt_ratio(ratios[0])} | {fmt_ratio(ratios[1])} | ≥ {target:g}×{suffix} | "
                      f"{verdict} | {' · '.join(mallocs)} |")
+
+    # Codable's own floor beside swift-protobuf (CodableFloor.swift): a decoder that parses nothing and an encoder
+    # that formats nothing. A typed (Codable) row cannot beat swift-protobuf by more than its floor does.
+    for measure, row in (("decode", "protobuf.decode.model"), ("encode", "protobuf.encode.model")):
+        cells = []
+        for size in SIZES:
+            floor_time = percentile(results, f"protobuf.{measure}.floor {size} Codable", TIME)
+            peer_time = percentile(results, f"protobuf.{measure} {size} swift-protobuf", TIME)
+            ours_time = percentile(results, f"{row} {size} Courier", TIME)
+            if floor_time and peer_time and ours_time:
+                cells.append(f"{size} users: floor {peer_time / floor_time:.2f}× swift-protobuf, "
+                             f"Courier at {floor_time / ours_time:.2f}× the floor's speed")
+        if cells:
+            floor_notes.append(f"Codable {measure} floor (no parsing or formatting at all): " + "; ".join(cells))
 
     # The pipeline: a whole send() through 10 no-op interceptors on the in-memory transport.
     send = percentile(results, "chain.send10 - Courier", TIME)
@@ -151,6 +166,8 @@ def table(results):
         verdict = "met" if ours <= peer else "**missed**"
     lines.append(f"| peak memory of one typed decode of users_5000.json vs JSONDecoder (MiB growth) | {cell} | — | "
                  f"≤ JSONDecoder | {verdict} | {fmt_count(ours_mallocs)} vs {fmt_count(peer_mallocs)} |")
+    if floor_notes:
+        lines += [""] + floor_notes
     return lines, complete
 
 

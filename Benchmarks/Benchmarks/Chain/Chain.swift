@@ -37,6 +37,20 @@ func request(for endpoint: Endpoint) throws -> CourierRequest {
             path: url.path.isEmpty ? "/" : url.path))
 }
 
+/// The floor of a cancellable call through 10 interceptors: what any design that gives each call its own task (so
+/// that `cancel(id)` stops that call alone) pays before doing any work of its own. One `Task.immediate` per call,
+/// ten no-op stages called through an existential (as user interceptors are), the in-memory handler at the end.
+protocol FloorStage: Sendable {
+    func run(_ request: Int, _ rest: ArraySlice<any FloorStage>) async throws -> Int
+}
+
+struct FloorNoOp: FloorStage {
+    func run(_ request: Int, _ rest: ArraySlice<any FloorStage>) async throws -> Int {
+        guard let next = rest.first else { return request &+ 1 }
+        return try await next.run(request, rest.dropFirst())
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     let body = Data(#"{"code":0}"#.utf8)
     let transport = InMemoryTransport(recording: false) { _, _ in
@@ -105,6 +119,13 @@ let benchmarks: @Sendable () -> Void = {
     }
     Benchmark("chain.step.pipelineFor - Courier", configuration: timed) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(client.pipeline(for: ten)) }
+    }
+    let floorStages: [any FloorStage] = Array(repeating: FloorNoOp(), count: 11)
+    Benchmark("chain.floor10 - Swift", configuration: timed) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let task = Task.immediate { try await floorStages[0].run(0, floorStages.dropFirst()) }
+            blackHole(try! await task.value)
+        }
     }
     Benchmark("chain.step.task - Swift", configuration: timed) { benchmark in
         for _ in benchmark.scaledIterations { await Task { () }.value }

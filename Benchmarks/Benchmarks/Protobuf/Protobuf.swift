@@ -80,6 +80,9 @@ let benchmarks: @Sendable () -> Void = {
         BenchmarkSupport.check(
             (try? ProtobufRawDecoder().decode(data)) != nil, "\(file): ProtobufRawDecoder rejects the page")
 
+        let tape = FloorTape(peerModel)
+        BenchmarkSupport.check(try! tape.decode(UserListResponse.self) == peerModel, "\(file): the Codable floor's tape")
+
         let timed = BenchmarkSupport.timed()
 
         Benchmark("protobuf.decode \(size) swift-protobuf", configuration: timed) { benchmark in
@@ -90,6 +93,10 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations {
                 blackHole(try! codec.decode(UserListResponse.self, from: data, hints: hints, decoder: decoder))
             }
+        }
+        // Codable's own cost, with no parsing at all (CodableFloor.swift): no `Decodable` decoder can beat it.
+        Benchmark("protobuf.decode.floor \(size) Codable", configuration: timed) { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try! tape.decode(UserListResponse.self)) }
         }
         Benchmark("protobuf.decode.value \(size) Courier", configuration: timed) { benchmark in
             for _ in benchmark.scaledIterations { blackHole(try! codec.decode(data, hints: hints)) }
@@ -110,6 +117,11 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations {
                 blackHole(try! codec.encode(model: peerModel, hints: hints, encoder: encoder))
             }
+        }
+        // Codable's own cost, formatting nothing (CodableFloor.swift): no `Encodable` encoder can beat it.
+        let sink = FloorSink()
+        Benchmark("protobuf.encode.floor \(size) Codable", configuration: timed) { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try! sink.encode(peerModel)) }
         }
         Benchmark("protobuf.encode.value \(size) Courier", configuration: timed) { benchmark in
             for _ in benchmark.scaledIterations { blackHole(try! codec.encode(value, hints: hints)) }
