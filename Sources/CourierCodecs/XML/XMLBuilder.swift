@@ -115,6 +115,9 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     /// Whether the parse tells libxml2 that a UTF-8 document in memory is whole (see
     /// ``startDocument()``); `false` only in tests that compare both ways.
     var marksWholeInput = true
+    /// Whether the parse takes a kept parser context from ``XMLParserPool`` and hands it back; `false` only
+    /// in tests that compare a fresh context with a kept one.
+    var reusesParser = true
 
     /// A builder starting from what earlier parses with the same root shape learned (see
     /// ``XMLRegistry``).
@@ -682,29 +685,25 @@ enum XMLParse {
         var builder: UnsafeMutableRawPointer
     }
 
-    /// Parses `raw` into `builder`; returns whether libxml2 found the document well-formed, or `nil` when
-    /// it could not create a parser context.
+    /// Parses `raw` into `builder` with a parser context from ``XMLParserPool``; returns whether libxml2
+    /// found the document well-formed, or `nil` when it could not create a parser context.
     static func run<Output: XMLBuildOutput>(
         _ raw: UnsafeRawBufferPointer, into builder: inout XMLBuilder<Output>
     ) -> Bool? {
-        let base = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
-        guard let ctxt = xmlCreateMemoryParserCtxt(base, Int32(raw.count)) else { return nil }
+        guard let slot = XMLParserPool.take(reading: raw, kept: builder.reusesParser, handler: makeHandler()) else {
+            return nil
+        }
+        let ctxt = slot.context
+        var wellFormed = false
         defer {
-            // libxml2 records internal entity declarations in a document of its own even in SAX mode
-            // ("expat compatibility"); it is ours to free.
-            if let doc = ctxt.pointee.myDoc {
-                xmlFreeDoc(doc)
-                ctxt.pointee.myDoc = nil
-            }
-            xmlFreeParserCtxt(ctxt)
+            XMLParserPool.give(
+                slot, reusable: builder.reusesParser && wellFormed && !builder.failed && builder.pendingFailure == nil)
         }
         builder.context = ctxt
         defer { builder.context = nil }
-        return withUnsafeMutablePointer(to: &builder) { pointer in
+        wellFormed = withUnsafeMutablePointer(to: &builder) { pointer in
             var target = Target(isTape: Output.self == XMLTapeOutput.self, builder: UnsafeMutableRawPointer(pointer))
             return withUnsafeMutablePointer(to: &target) { target in
-                // Replace the default SAX2 handler (allocated by the context, freed with it) by ours.
-                ctxt.pointee.sax.pointee = makeHandler()
                 ctxt.pointee.userData = UnsafeMutableRawPointer(target)
                 // NONET: never touch the network. Deliberately absent: NOENT (no entity substitution),
                 // DTDLOAD/DTDATTR/DTDVALID (no DTD is read), HUGE (keep libxml2's size and depth limits),
@@ -723,6 +722,7 @@ enum XMLParse {
                 return ctxt.pointee.wellFormed != 0
             }
         }
+        return wellFormed
     }
 
     /// Runs `tree` or `tape` on the builder `ctx` points to: the one branch per event that lets both
@@ -844,9 +844,11 @@ enum XMLParse {
 public enum XMLCodecFuzzing {
     /// Forgets the names and shapes XML parses keep per root shape across calls. LeakSanitizer cannot follow
     /// Swift's tagged pointers (an indirect `ValueShape`, a long `String`) from the process-wide cache, and
-    /// would report what it holds at exit as leaked: a fuzz target calls this after each input.
+    /// would report what it holds at exit as leaked: a fuzz target calls this after each input. It frees the
+    /// kept parser contexts too.
     public static func forgetKeptShapes() {
         XMLRegistry.removeAll()
+        XMLParserPool.removeAll()
     }
 }
 
