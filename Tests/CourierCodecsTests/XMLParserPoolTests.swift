@@ -103,6 +103,41 @@ import Testing
         return hints
     }
 
+    /// A kept context reuses the ids it interned for the registry it read with; documents that teach the
+    /// registry new names (a map's keys) in between, and others of the same root shape, read as on a
+    /// fresh context, in the tape's `Value` and model too.
+    @Test func namesInternedOnAKeptContextFollowTheRegistry() throws {
+        struct Catalog: Codable, Equatable {
+            var poolEntries: [String: String]
+            var poolLabel: String?
+        }
+        let shape = ValueShape(of: Catalog.self)
+        let documents = [
+            "<c><poolEntries><a>1</a><b>2</b></poolEntries><poolLabel>x</poolLabel></c>",
+            "<c><poolEntries><b>3</b><c>4</c></poolEntries></c>",
+            "<c><poolLabel>y</poolLabel><poolEntries><d>5</d><a>6</a></poolEntries></c>",
+            "<c><poolEntries/></c>",
+            "<c xmlns:p=\"urn:p\"><poolEntries><p:e>7</p:e></poolEntries></c>",
+        ]
+        var hints = CodingHints()
+        hints.shape = shape
+        for round in 0..<4 {
+            for i in documents.indices {
+                let data = Data(documents[(i + round) % documents.count].utf8)
+                let fresh = Self.outcome(data, shape: shape, kept: false)
+                #expect(Self.outcome(data, shape: shape, kept: true) == fresh)
+                guard case .value(_, let value) = fresh else {
+                    Issue.record("\(fresh)")
+                    continue
+                }
+                let tape = try #require(XMLTapeReader.read(data, shape: shape, limits: DecodingLimits(), decoder: ValueDecoder()))
+                #expect(tape.value(tape.root) == value)
+                let typed = try XMLCodec().decode(Catalog.self, from: data, hints: hints, decoder: ValueDecoder())
+                #expect(typed == (try ValueDecoder().decode(Catalog.self, from: value)))
+            }
+        }
+    }
+
     /// A document of many distinct names (a dictionary too large to keep) and documents after it.
     @Test func aDocumentOfManyNamesChangesNothingAfterIt() throws {
         let many = "<r><m>" + (0..<(XMLParserPool.maximumNames + 100)).map { "<k\($0)>v</k\($0)>" }.joined() + "</m></r>"

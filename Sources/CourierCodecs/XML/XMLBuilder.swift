@@ -102,6 +102,8 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     var rootShapeID: Int32
     /// The size of the registry the parse started from, to tell whether it learned anything.
     private let registrySize: (names: Int, shapes: Int, cache: Int)
+    /// The kept registry the parse started from (``XMLRegistry/token``; 0 for a new one).
+    let registryToken: Int
     /// The first failure (only when the output describes failures).
     var failure: CourierError?
     /// Whether the parse failed or stopped (checked on every event; cheaper than testing an optional).
@@ -133,6 +135,7 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         requiredIDs = registry.requiredIDs
         rootShapeID = registry.rootShapeID
         registrySize = (names.count, resolvedShapes.count, shapeCache.count)
+        registryToken = registry.token
         members.reserveCapacity(64)
     }
 
@@ -146,6 +149,10 @@ struct XMLBuilder<Output: XMLBuildOutput> {
                 rootShape: rootShape, names: names, nameIDs: nameIDsByText, resolvedShapes: resolvedShapes,
                 shapeCache: shapeCache, requiredIDs: requiredIDs, rootShapeID: rootShapeID))
     }
+
+    /// Whether the parse learned no name: every id it interned is one of its registry's, so that its
+    /// interning table holds for the next parse from the same registry on the same parser context.
+    var learnedNoName: Bool { names.count == registrySize.names }
 
     /// Frees the stacks in memory of their own; the builder must not be used afterwards.
     mutating func release() {
@@ -694,10 +701,19 @@ enum XMLParse {
             return nil
         }
         let ctxt = slot.context
+        // Names interned by an earlier parse on this context (same dictionary, so the same pointers) from
+        // the same registry have the same ids.
+        if builder.registryToken != 0, slot.namesToken == builder.registryToken, let known = slot.nameIDs {
+            builder.nameIDs = known
+        }
         var wellFormed = false
         defer {
-            XMLParserPool.give(
-                slot, reusable: builder.reusesParser && wellFormed && !builder.failed && builder.pendingFailure == nil)
+            let reusable = builder.reusesParser && wellFormed && !builder.failed && builder.pendingFailure == nil
+            if reusable, builder.registryToken != 0, builder.learnedNoName {
+                slot.nameIDs = builder.nameIDs
+                slot.namesToken = builder.registryToken
+            }
+            XMLParserPool.give(slot, reusable: reusable)
         }
         builder.context = ctxt
         defer { builder.context = nil }
@@ -881,6 +897,9 @@ struct XMLRegistry: Sendable {
     var shapeCache = XMLIDTable()
     var requiredIDs: [[Int32]?] = [nil]
     var rootShapeID: Int32 = -1
+    /// Tells kept registries apart: a new number each time one is kept, 0 for a registry never kept. Ids
+    /// interned from a registry hold only for registries of its token.
+    var token = 0
 
     static let maximumKept = 16
     /// The most names, resolved shapes or cached resolutions a kept registry may hold.
@@ -888,16 +907,21 @@ struct XMLRegistry: Sendable {
 
     /// Behind Courier's pthread-based `Locked`, not `Synchronization.Mutex`: ThreadSanitizer sees the
     /// happens-before edges of a pthread mutex, and parses on many threads contend for this one.
-    private static let kept = Locked<[XMLRegistry]>([])
+    private struct Kept {
+        var registries: [XMLRegistry] = []
+        var lastToken = 0
+    }
+
+    private static let kept = Locked<Kept>(Kept())
 
     /// The kept registry of `shape`, or an empty one.
     static func cached(for shape: ValueShape) -> XMLRegistry {
-        kept.withLock { registries in registries.first { $0.rootShape == shape } } ?? XMLRegistry(rootShape: shape)
+        kept.withLock { kept in kept.registries.first { $0.rootShape == shape } } ?? XMLRegistry(rootShape: shape)
     }
 
     /// Forgets every kept registry.
     static func removeAll() {
-        kept.withLock { $0.removeAll() }
+        kept.withLock { $0.registries.removeAll() }
     }
 
     /// Keeps `registry` (replacing the one of its root shape) when it is small enough.
@@ -905,12 +929,15 @@ struct XMLRegistry: Sendable {
         guard registry.names.count <= maximumSize, registry.resolvedShapes.count <= maximumSize,
             registry.shapeCache.count <= maximumSize
         else { return }
-        kept.withLock { registries in
-            if let i = registries.firstIndex(where: { $0.rootShape == registry.rootShape }) {
-                registries[i] = registry
+        var registry = registry
+        kept.withLock { kept in
+            kept.lastToken += 1
+            registry.token = kept.lastToken
+            if let i = kept.registries.firstIndex(where: { $0.rootShape == registry.rootShape }) {
+                kept.registries[i] = registry
             } else {
-                if registries.count >= maximumKept { registries.removeFirst() }
-                registries.append(registry)
+                if kept.registries.count >= maximumKept { kept.registries.removeFirst() }
+                kept.registries.append(registry)
             }
         }
     }

@@ -15,6 +15,11 @@ enum XMLParserPool {
     /// One libxml2 parser context with Courier's SAX handler; freed with the slot.
     final class Slot: @unchecked Sendable {
         let context: xmlParserCtxtPtr
+        /// The interning table of the last parse on this context that learned no name, and the token of
+        /// the registry it started from (``XMLRegistry/token``): valid while the dictionary lives, for
+        /// parses from that registry.
+        var nameIDs: XMLNameTable?
+        var namesToken = 0
 
         fileprivate init?(handler: xmlSAXHandler) {
             guard let context = xmlNewParserCtxt() else { return nil }
