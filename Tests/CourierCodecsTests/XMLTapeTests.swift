@@ -83,6 +83,46 @@ import Testing
         }
     }
 
+    /// Lists other than of common scalars (read in an array reserved for their items) give what
+    /// `Array.init(from:)` gives on the pivot: lists of models, of optionals, of one item, empty, nested in
+    /// an optional, and a type of its own read from an unkeyed container.
+    @Test func listsOfModelsReadAsThePivotReadsThem() throws {
+        struct Item: Codable, Equatable {
+            var listKey: String
+            var listSize: Int?
+        }
+        struct Pair: Decodable, Equatable {
+            var first: Int
+            var second: Int
+            init(from decoder: any Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                first = try container.decode(Int.self)
+                second = try container.decode(Int.self)
+            }
+        }
+        struct Lists: Decodable, Equatable {
+            var listItems: [Item]
+            var listOne: [Item]
+            var listEmpty: [Item]
+            var listMaybe: [Item]?
+            var listOptionals: [Int?]
+            var listPair: Pair
+        }
+        let xml = "<r><listItems><listKey>a</listKey><listSize>1</listSize></listItems>"
+            + "<listItems><listKey>b</listKey></listItems><listItems><listKey>c</listKey><listSize/></listItems>"
+            + "<listOne><listKey>d</listKey></listOne><listEmpty/><listOptionals>1</listOptionals>"
+            + "<listOptionals></listOptionals><listOptionals>3</listOptionals>"
+            + "<listPair><item>4</item><item>5</item></listPair></r>"
+        let data = Data(xml.utf8)
+        let shape = ValueShape(of: Lists.self)
+        var hints = CodingHints()
+        hints.shape = shape
+        let pivot = try ValueDecoder().decode(Lists.self, from: XMLCodec().decode(data, hints: hints))
+        #expect(pivot.listItems.count == 3 && pivot.listOne.count == 1 && pivot.listEmpty.isEmpty)
+        #expect(Self.tapeOnly(Lists.self, data) == pivot)
+        #expect(try XMLCodec().decode(Lists.self, from: data, hints: hints, decoder: ValueDecoder()) == pivot)
+    }
+
     @Test func failuresAndRareRequestsFallBack() throws {
         #expect(Self.tapeOnly(TypedPage.self, Data("<r><code>x</code></r>".utf8)) == nil)
         #expect(Self.tapeOnly(TypedPage.self, Data("<!DOCTYPE r [<!ENTITY x \"y\">]><r/>".utf8)) == nil)
