@@ -12,14 +12,7 @@ import Testing
 
     /// `data` read on a kept context (`kept`) or on a fresh one.
     static func outcome(_ data: Data, shape: ValueShape?, limits: DecodingLimits = DecodingLimits(), kept: Bool) -> Outcome {
-        do {
-            let (root, value) = try XMLReader.read(data, shape: shape, limits: limits, reusesParser: kept)
-            return .value(root, value)
-        } catch let error as CourierError {
-            return .failure(error.code, error.detail, error.context)
-        } catch {
-            return .failure(.malformedInput, "not a CourierError: \(error)", .init())
-        }
+        XMLWholeInputTests.outcome(data, shape: shape, limits: limits, whole: true, reusesParser: kept)
     }
 
     struct Item: Codable, Equatable {

@@ -91,13 +91,12 @@ import Testing
             var listKey: String
             var listSize: Int?
         }
-        struct Pair: Decodable, Equatable {
-            var first: Int
-            var second: Int
+        /// The sum of an unkeyed container's integers.
+        struct Sum: Decodable, Equatable {
+            var total = 0
             init(from decoder: any Decoder) throws {
-                var container = try decoder.unkeyedContainer()
-                first = try container.decode(Int.self)
-                second = try container.decode(Int.self)
+                var items = try decoder.unkeyedContainer()
+                while !items.isAtEnd { total += try items.decode(Int.self) }
             }
         }
         struct Lists: Decodable, Equatable {
@@ -106,19 +105,20 @@ import Testing
             var listEmpty: [Item]
             var listMaybe: [Item]?
             var listOptionals: [Int?]
-            var listPair: Pair
+            var listSum: Sum
         }
         let xml = "<r><listItems><listKey>a</listKey><listSize>1</listSize></listItems>"
             + "<listItems><listKey>b</listKey></listItems><listItems><listKey>c</listKey><listSize/></listItems>"
             + "<listOne><listKey>d</listKey></listOne><listEmpty/><listOptionals>1</listOptionals>"
             + "<listOptionals></listOptionals><listOptionals>3</listOptionals>"
-            + "<listPair><item>4</item><item>5</item></listPair></r>"
+            + "<listSum><item>4</item><item>5</item></listSum></r>"
         let data = Data(xml.utf8)
         let shape = ValueShape(of: Lists.self)
         var hints = CodingHints()
         hints.shape = shape
         let pivot = try ValueDecoder().decode(Lists.self, from: XMLCodec().decode(data, hints: hints))
         #expect(pivot.listItems.count == 3 && pivot.listOne.count == 1 && pivot.listEmpty.isEmpty)
+        #expect(pivot.listSum.total == 9)
         #expect(Self.tapeOnly(Lists.self, data) == pivot)
         #expect(try XMLCodec().decode(Lists.self, from: data, hints: hints, decoder: ValueDecoder()) == pivot)
     }
