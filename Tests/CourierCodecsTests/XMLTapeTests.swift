@@ -83,6 +83,46 @@ import Testing
         }
     }
 
+    /// Lists other than of common scalars (read in an array reserved for their items) give what
+    /// `Array.init(from:)` gives on the pivot: lists of models, of optionals, of one item, empty, nested in
+    /// an optional, and a type of its own read from an unkeyed container.
+    @Test func listsOfModelsReadAsThePivotReadsThem() throws {
+        struct Item: Codable, Equatable {
+            var listKey: String
+            var listSize: Int?
+        }
+        /// The sum of an unkeyed container's integers.
+        struct Sum: Decodable, Equatable {
+            var total = 0
+            init(from decoder: any Decoder) throws {
+                var items = try decoder.unkeyedContainer()
+                while !items.isAtEnd { total += try items.decode(Int.self) }
+            }
+        }
+        struct Lists: Decodable, Equatable {
+            var listItems: [Item]
+            var listOne: [Item]
+            var listEmpty: [Item]
+            var listMaybe: [Item]?
+            var listOptionals: [Int?]
+            var listSum: Sum
+        }
+        let xml = "<r><listItems><listKey>a</listKey><listSize>1</listSize></listItems>"
+            + "<listItems><listKey>b</listKey></listItems><listItems><listKey>c</listKey><listSize/></listItems>"
+            + "<listOne><listKey>d</listKey></listOne><listEmpty/><listOptionals>1</listOptionals>"
+            + "<listOptionals></listOptionals><listOptionals>3</listOptionals>"
+            + "<listSum><item>4</item><item>5</item></listSum></r>"
+        let data = Data(xml.utf8)
+        let shape = ValueShape(of: Lists.self)
+        var hints = CodingHints()
+        hints.shape = shape
+        let pivot = try ValueDecoder().decode(Lists.self, from: XMLCodec().decode(data, hints: hints))
+        #expect(pivot.listItems.count == 3 && pivot.listOne.count == 1 && pivot.listEmpty.isEmpty)
+        #expect(pivot.listSum.total == 9)
+        #expect(Self.tapeOnly(Lists.self, data) == pivot)
+        #expect(try XMLCodec().decode(Lists.self, from: data, hints: hints, decoder: ValueDecoder()) == pivot)
+    }
+
     @Test func failuresAndRareRequestsFallBack() throws {
         #expect(Self.tapeOnly(TypedPage.self, Data("<r><code>x</code></r>".utf8)) == nil)
         #expect(Self.tapeOnly(TypedPage.self, Data("<!DOCTYPE r [<!ENTITY x \"y\">]><r/>".utf8)) == nil)

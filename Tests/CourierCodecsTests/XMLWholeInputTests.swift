@@ -15,9 +15,13 @@ import Testing
         case failure(CourierError.Code, String?, CourierError.Context)
     }
 
-    static func outcome(_ data: Data, shape: ValueShape?, limits: DecodingLimits, whole: Bool) -> Outcome {
+    /// `reusesParser: false` reads on a parser context of its own (``XMLParserPoolTests``).
+    static func outcome(
+        _ data: Data, shape: ValueShape?, limits: DecodingLimits, whole: Bool, reusesParser: Bool = true
+    ) -> Outcome {
         do {
-            let (root, value) = try XMLReader.read(data, shape: shape, limits: limits, marksWholeInput: whole)
+            let (root, value) = try XMLReader.read(
+                data, shape: shape, limits: limits, marksWholeInput: whole, reusesParser: reusesParser)
             return .value(root, value)
         } catch let error as CourierError {
             return .failure(error.code, error.detail, error.context)

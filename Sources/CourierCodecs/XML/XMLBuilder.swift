@@ -102,6 +102,8 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     var rootShapeID: Int32
     /// The size of the registry the parse started from, to tell whether it learned anything.
     private let registrySize: (names: Int, shapes: Int, cache: Int)
+    /// The kept registry the parse started from (``XMLRegistry/token``; 0 for a new one).
+    let registryToken: Int
     /// The first failure (only when the output describes failures).
     var failure: CourierError?
     /// Whether the parse failed or stopped (checked on every event; cheaper than testing an optional).
@@ -115,6 +117,9 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     /// Whether the parse tells libxml2 that a UTF-8 document in memory is whole (see
     /// ``startDocument()``); `false` only in tests that compare both ways.
     var marksWholeInput = true
+    /// Whether the parse takes a kept parser context from ``XMLParserPool`` and hands it back; `false` only
+    /// in tests that compare a fresh context with a kept one.
+    var reusesParser = true
 
     /// A builder starting from what earlier parses with the same root shape learned (see
     /// ``XMLRegistry``).
@@ -130,6 +135,7 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         requiredIDs = registry.requiredIDs
         rootShapeID = registry.rootShapeID
         registrySize = (names.count, resolvedShapes.count, shapeCache.count)
+        registryToken = registry.token
         members.reserveCapacity(64)
     }
 
@@ -143,6 +149,10 @@ struct XMLBuilder<Output: XMLBuildOutput> {
                 rootShape: rootShape, names: names, nameIDs: nameIDsByText, resolvedShapes: resolvedShapes,
                 shapeCache: shapeCache, requiredIDs: requiredIDs, rootShapeID: rootShapeID))
     }
+
+    /// Whether the parse learned no name: every id it interned is one of its registry's, so that its
+    /// interning table holds for the next parse from the same registry on the same parser context.
+    var learnedNoName: Bool { names.count == registrySize.names }
 
     /// Frees the stacks in memory of their own; the builder must not be used afterwards.
     mutating func release() {
@@ -682,29 +692,34 @@ enum XMLParse {
         var builder: UnsafeMutableRawPointer
     }
 
-    /// Parses `raw` into `builder`; returns whether libxml2 found the document well-formed, or `nil` when
-    /// it could not create a parser context.
+    /// Parses `raw` into `builder` with a parser context from ``XMLParserPool``; returns whether libxml2
+    /// found the document well-formed, or `nil` when it could not create a parser context.
     static func run<Output: XMLBuildOutput>(
         _ raw: UnsafeRawBufferPointer, into builder: inout XMLBuilder<Output>
     ) -> Bool? {
-        let base = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
-        guard let ctxt = xmlCreateMemoryParserCtxt(base, Int32(raw.count)) else { return nil }
+        guard let slot = XMLParserPool.take(reading: raw, kept: builder.reusesParser, handler: makeHandler()) else {
+            return nil
+        }
+        let ctxt = slot.context
+        // Names interned by an earlier parse on this context (same dictionary, so the same pointers) from
+        // the same registry have the same ids.
+        if builder.registryToken != 0, slot.namesToken == builder.registryToken, let known = slot.nameIDs {
+            builder.nameIDs = known
+        }
+        var wellFormed = false
         defer {
-            // libxml2 records internal entity declarations in a document of its own even in SAX mode
-            // ("expat compatibility"); it is ours to free.
-            if let doc = ctxt.pointee.myDoc {
-                xmlFreeDoc(doc)
-                ctxt.pointee.myDoc = nil
+            let reusable = builder.reusesParser && wellFormed && !builder.failed && builder.pendingFailure == nil
+            if reusable, builder.registryToken != 0, builder.learnedNoName {
+                slot.nameIDs = builder.nameIDs
+                slot.namesToken = builder.registryToken
             }
-            xmlFreeParserCtxt(ctxt)
+            XMLParserPool.give(slot, reusable: reusable)
         }
         builder.context = ctxt
         defer { builder.context = nil }
-        return withUnsafeMutablePointer(to: &builder) { pointer in
+        wellFormed = withUnsafeMutablePointer(to: &builder) { pointer in
             var target = Target(isTape: Output.self == XMLTapeOutput.self, builder: UnsafeMutableRawPointer(pointer))
             return withUnsafeMutablePointer(to: &target) { target in
-                // Replace the default SAX2 handler (allocated by the context, freed with it) by ours.
-                ctxt.pointee.sax.pointee = makeHandler()
                 ctxt.pointee.userData = UnsafeMutableRawPointer(target)
                 // NONET: never touch the network. Deliberately absent: NOENT (no entity substitution),
                 // DTDLOAD/DTDATTR/DTDVALID (no DTD is read), HUGE (keep libxml2's size and depth limits),
@@ -723,6 +738,7 @@ enum XMLParse {
                 return ctxt.pointee.wellFormed != 0
             }
         }
+        return wellFormed
     }
 
     /// Runs `tree` or `tape` on the builder `ctx` points to: the one branch per event that lets both
@@ -844,9 +860,11 @@ enum XMLParse {
 public enum XMLCodecFuzzing {
     /// Forgets the names and shapes XML parses keep per root shape across calls. LeakSanitizer cannot follow
     /// Swift's tagged pointers (an indirect `ValueShape`, a long `String`) from the process-wide cache, and
-    /// would report what it holds at exit as leaked: a fuzz target calls this after each input.
+    /// would report what it holds at exit as leaked: a fuzz target calls this after each input. It frees the
+    /// kept parser contexts too.
     public static func forgetKeptShapes() {
         XMLRegistry.removeAll()
+        XMLParserPool.removeAll()
     }
 }
 
@@ -879,6 +897,9 @@ struct XMLRegistry: Sendable {
     var shapeCache = XMLIDTable()
     var requiredIDs: [[Int32]?] = [nil]
     var rootShapeID: Int32 = -1
+    /// Tells kept registries apart: a new number each time one is kept, 0 for a registry never kept. Ids
+    /// interned from a registry hold only for registries of its token.
+    var token = 0
 
     static let maximumKept = 16
     /// The most names, resolved shapes or cached resolutions a kept registry may hold.
@@ -886,16 +907,21 @@ struct XMLRegistry: Sendable {
 
     /// Behind Courier's pthread-based `Locked`, not `Synchronization.Mutex`: ThreadSanitizer sees the
     /// happens-before edges of a pthread mutex, and parses on many threads contend for this one.
-    private static let kept = Locked<[XMLRegistry]>([])
+    private struct Kept {
+        var registries: [XMLRegistry] = []
+        var lastToken = 0
+    }
+
+    private static let kept = Locked<Kept>(Kept())
 
     /// The kept registry of `shape`, or an empty one.
     static func cached(for shape: ValueShape) -> XMLRegistry {
-        kept.withLock { registries in registries.first { $0.rootShape == shape } } ?? XMLRegistry(rootShape: shape)
+        kept.withLock { kept in kept.registries.first { $0.rootShape == shape } } ?? XMLRegistry(rootShape: shape)
     }
 
     /// Forgets every kept registry.
     static func removeAll() {
-        kept.withLock { $0.removeAll() }
+        kept.withLock { $0.registries.removeAll() }
     }
 
     /// Keeps `registry` (replacing the one of its root shape) when it is small enough.
@@ -903,12 +929,15 @@ struct XMLRegistry: Sendable {
         guard registry.names.count <= maximumSize, registry.resolvedShapes.count <= maximumSize,
             registry.shapeCache.count <= maximumSize
         else { return }
-        kept.withLock { registries in
-            if let i = registries.firstIndex(where: { $0.rootShape == registry.rootShape }) {
-                registries[i] = registry
+        var registry = registry
+        kept.withLock { kept in
+            kept.lastToken += 1
+            registry.token = kept.lastToken
+            if let i = kept.registries.firstIndex(where: { $0.rootShape == registry.rootShape }) {
+                kept.registries[i] = registry
             } else {
-                if registries.count >= maximumKept { registries.removeFirst() }
-                registries.append(registry)
+                if kept.registries.count >= maximumKept { kept.registries.removeFirst() }
+                kept.registries.append(registry)
             }
         }
     }

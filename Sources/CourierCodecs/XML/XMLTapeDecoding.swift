@@ -72,6 +72,11 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
         {
             return try delegated(T.self)
         }
+        // Other lists are read as `Array.init(from:)` reads them, in an array reserved for all their items
+        // (instead of regrowing it from empty).
+        if tape.nodes[Int(node)].kind == XMLTape.Node.array, let list = T.self as? any XMLTapeList.Type {
+            return try list.decodeReserved(from: self) as! T
+        }
         return try T(from: self)
     }
 
@@ -192,6 +197,23 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
     func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(UInt32.self) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(UInt64.self) }
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try unwrap(T.self) }
+}
+
+/// An array of decodable elements, read from an array node of the tape.
+protocol XMLTapeList {
+    static func decodeReserved(from decoder: XMLTapeDecoding) throws -> Self
+}
+
+extension Array: XMLTapeList where Element: Decodable {
+    /// What `Array.init(from:)` does (items in order from an unkeyed container, until it is at its end),
+    /// with room reserved for every item.
+    static func decodeReserved(from decoder: XMLTapeDecoding) throws -> [Element] {
+        var container = try decoder.unkeyedContainer()
+        var items: [Element] = []
+        items.reserveCapacity(container.count ?? 0)
+        while !container.isAtEnd { items.append(try container.decode(Element.self)) }
+        return items
+    }
 }
 
 /// A keyed container over an object node's members.

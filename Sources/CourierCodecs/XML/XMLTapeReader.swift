@@ -163,10 +163,11 @@ struct XMLTapeOutput: XMLBuildOutput {
 
     static var describesFailures: Bool { false }
 
-    /// Reserves room for the nodes of a document of `size` bytes (about one node per 24 bytes of XML, at
-    /// most 65,536 up front, as a document of one long text needs none), so that the arrays seldom regrow.
+    /// Reserves room for the nodes of a document of `size` bytes (about one node per 16 bytes of XML: a
+    /// list of small records has an element per 21 bytes and a node per 18; at most 131,072 up front, as a
+    /// document of one long text needs none), so that the arrays seldom regrow (each regrowth copies them).
     init(reservingForBytes size: Int) {
-        let estimate = min(size / 24, 1 << 16)
+        let estimate = min(size / 16, 1 << 17)
         nodes.reserveCapacity(estimate)
         leaves.reserveCapacity(estimate)
         memberKeys.reserveCapacity(estimate)
