@@ -314,6 +314,28 @@ import Testing
         }
     }
 
+    /// The builder's scratch (the run stack and the field numbers share one allocation, 64 runs and 16 numbers
+    /// at first) growing while a message is grouped: messages out of order with 15 to 200 distinct numbers
+    /// (past the 16-number table and past the run stack's room while the numbers are pushed on it), with
+    /// repeats, nested two deep and beside ordered ones, against the oracle.
+    @Test func scratchGrowthAgrees() {
+        for distinct in [15, 16, 17, 63, 64, 65, 66, 130, 200] {
+            // Descending numbers (out of order from the second field), each given twice but the first.
+            var disordered: [UInt8] = []
+            for number in stride(from: distinct, through: 1, by: -1) {
+                disordered += Self.key(UInt64(number), 0) + [UInt8(number % 100)]
+                if number != distinct { disordered += Self.key(UInt64(number), 5) + [1, 2, 3, 4] }
+            }
+            var ordered: [UInt8] = []
+            for number in 1...distinct { ordered += Self.key(UInt64(number), 0) + [0x01] }
+            Self.agree(disordered)
+            Self.agree(Self.lengthDelimited(3, disordered) + Self.lengthDelimited(1, ordered))
+            Self.agree(
+                Self.lengthDelimited(2, Self.lengthDelimited(7, disordered) + disordered) + Self.key(1, 0) + [0x01]
+                    + Self.lengthDelimited(2, ordered))
+        }
+    }
+
     /// The branch-free quick rejection of a payload's guess: for every one-byte key, second byte and payload
     /// length, the same answer as the switch on the wire type it replaced, and never a rejection of a payload
     /// whose scan would not fail as malformed.

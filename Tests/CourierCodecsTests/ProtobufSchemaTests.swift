@@ -23,6 +23,48 @@ import Testing
         #expect(schema.messageType(named: "demo.Nope") == nil)
     }
 
+    /// The runtime's lookup by name, which tries the type found last first: the dictionary's answer for every
+    /// name in any order (each type after itself and after every other, unknown names and a prefix of a
+    /// known one in between), from one thread and from many at once; the codec's lookup with a leading dot.
+    @Test func messageLookupByNameTriesTheLastTypeFirst() async throws {
+        let runtime = ProtobufTestSupport.demo.runtime
+        let names = runtime.messages.map(\.fullName)
+        let queries = names + ["demo.Nope", "", "demo.Use", "demo.UserX"]
+        let expected = runtime.messageIndex
+        for first in queries {
+            for second in queries {
+                #expect(runtime.messageIndex(named: first) == expected[first])
+                #expect(runtime.messageIndex(named: second) == expected[second])
+                #expect(runtime.messageIndex(named: second) == expected[second])
+            }
+        }
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for round in 0..<2_000 {
+                        let name = queries[(round * 7 + task) % queries.count]
+                        if runtime.messageIndex(named: name) != expected[name] { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+        let codec = ProtobufCodec(schema: ProtobufTestSupport.demo)
+        for name in names {
+            var hints = CodingHints()
+            hints.messageType = name
+            #expect(try codec.layout(for: hints).fullName == name)
+            hints.messageType = "." + name
+            #expect(try codec.layout(for: hints).fullName == name)
+        }
+        var hints = CodingHints()
+        hints.messageType = "demo.Nope"
+        #expect(throws: CourierError.self) { try codec.layout(for: hints) }
+    }
+
     @Test func introspectsMapsOneofsAndOptionals() throws {
         let sink = try #require(ProtobufTestSupport.kitchen.messageType(named: "kitchen.KitchenSink"))
         #expect(sink.oneofs == ["choice"])  // the synthetic oneofs of proto3 `optional` are not listed

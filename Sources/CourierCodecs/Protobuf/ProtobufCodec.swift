@@ -108,7 +108,7 @@ public struct ProtobufCodec: Codec {
                 detail: "the protobuf codec needs the message type: set CodingHints.messageType (e.g. \"demo.UserListResponse\")")
         }
         let trimmed = name.utf8.first == UInt8(ascii: ".") ? String(name.dropFirst()) : name
-        guard let index = schema.runtime.messageIndex[trimmed] else {
+        guard let index = schema.runtime.messageIndex(named: trimmed) else {
             throw CourierError(.unknownMessageType, detail: "the schema has no message type named \(name)")
         }
         return schema.runtime.messages[index]

@@ -10,21 +10,20 @@ struct ProtobufRawValueBuilder: ~Copyable {
     private let smallNames = Self.smallNames
     /// Whether strings of at most 15 bytes are built in the standard library's inline layout directly.
     private let buildsSmallStrings = JSONParser.smallStringsFromBits
-    /// The field numbers of the message being grouped: the first ``numberCount`` of them (the storage is
-    /// reused by every message, never shrunk; owned: freed with the builder).
-    private var numbers: UnsafeMutablePointer<UInt32>
-    private var numberCapacity = 16
-    private var numberCount = 0
     /// How many fields each number of the objects being built has, in runs (a stack: the innermost object's
-    /// runs on top; owned like ``numbers``).
+    /// runs on top). The storage is reused by every message, never shrunk, and owned: freed with the builder.
+    /// ``numbers`` lives in the same allocation, after the run stack's ``runCapacity`` slots.
     private var runs: UnsafeMutablePointer<Int>
     private var runCapacity = 64
     private var runTop = 0
+    /// The field numbers of the message being grouped: the first ``numberCount`` of them.
+    private var numbers: UnsafeMutablePointer<UInt32>
+    private var numberCapacity = 16
+    private var numberCount = 0
     /// The last ``ways`` member-name arrays built at each depth (slot `depth * ways + way`), where their
-    /// numbers are in ``pool`` (kept apart from the names, so that matching retains nothing), and which way
-    /// each depth replaces next (in its first way's ``Layout/nextWay``).
+    /// numbers are in ``pool``, and which way each depth replaces next (in its first way's
+    /// ``Layout/nextWay``).
     private var layouts: [Layout] = []
-    private var layoutNames: [[String]] = []
     private var pool: [UInt32] = []
     private static let ways = 4
 
@@ -32,6 +31,7 @@ struct ProtobufRawValueBuilder: ~Copyable {
         var start = 0
         var count = -1
         var nextWay = 0
+        var names: [String] = []
     }
 
     /// Member names of the field numbers below 256.
@@ -40,31 +40,42 @@ struct ProtobufRawValueBuilder: ~Copyable {
     init(bytes: UnsafeBufferPointer<UInt8>, tape: UnsafeBufferPointer<ProtobufRawEntry>) {
         self.bytes = bytes
         self.tape = tape
-        numbers = .allocate(capacity: numberCapacity)
-        runs = .allocate(capacity: runCapacity)
+        (runs, numbers) = Self.scratch(runCapacity, numberCapacity)
         layouts.reserveCapacity(8 * Self.ways)
-        layoutNames.reserveCapacity(8 * Self.ways)
         pool.reserveCapacity(64)
     }
 
     deinit {
-        numbers.deallocate()
         runs.deallocate()
+    }
+
+    /// One allocation for a run stack of `runCapacity` slots followed by `numberCapacity` numbers.
+    private static func scratch(_ runCapacity: Int, _ numberCapacity: Int)
+        -> (UnsafeMutablePointer<Int>, UnsafeMutablePointer<UInt32>)
+    {
+        let runBytes = runCapacity * MemoryLayout<Int>.stride
+        let raw = UnsafeMutableRawPointer.allocate(
+            byteCount: runBytes + numberCapacity * MemoryLayout<UInt32>.stride, alignment: MemoryLayout<Int>.alignment)
+        return (
+            raw.bindMemory(to: Int.self, capacity: runCapacity),
+            (raw + runBytes).bindMemory(to: UInt32.self, capacity: numberCapacity)
+        )
+    }
+
+    /// Moves the run stack and the numbers to one allocation of twice the room for `runs` (or `numbers`).
+    @inline(never)
+    private mutating func grow(runs growRuns: Bool) {
+        let newRuns = growRuns ? runCapacity * 2 : runCapacity
+        let newNumbers = growRuns ? numberCapacity : numberCapacity * 2
+        let (larger, largerNumbers) = Self.scratch(newRuns, newNumbers)
+        larger.moveInitialize(from: runs, count: runTop)
+        largerNumbers.moveInitialize(from: numbers, count: numberCount)
+        runs.deallocate()
+        (runs, numbers, runCapacity, numberCapacity) = (larger, largerNumbers, newRuns, newNumbers)
     }
 
     /// The field numbers of the message being grouped.
     private var numberList: UnsafeBufferPointer<UInt32> { UnsafeBufferPointer(start: numbers, count: numberCount) }
-
-    /// `storage` (of `count` trivial values, `capacity` of room) moved to twice the room.
-    private static func grown<T>(_ storage: UnsafeMutablePointer<T>, _ count: Int, _ capacity: inout Int)
-        -> UnsafeMutablePointer<T>
-    {
-        capacity *= 2
-        let larger = UnsafeMutablePointer<T>.allocate(capacity: capacity)
-        larger.moveInitialize(from: storage, count: count)
-        storage.deallocate()
-        return larger
-    }
 
     /// The payload of a `.lengthDelimited` entry (its length prefix was checked by the scan).
     static func payload(_ bytes: UnsafeBufferPointer<UInt8>, _ entry: ProtobufRawEntry) -> Range<Int> {
@@ -203,7 +214,7 @@ struct ProtobufRawValueBuilder: ~Copyable {
             i = tape[i].next(after: i)
         }
         let names = memberNames(depth: depth)
-        let numbersAt = pushRuns(numberList)
+        let numbersAt = pushNumbersAsRuns()
         let count = numberCount
         // Single values go straight to their slot; only numbers that repeat collect a list.
         var values = [Value](repeating: .null, count: count)
@@ -234,16 +245,17 @@ struct ProtobufRawValueBuilder: ~Copyable {
         return .object(Value.Object(uniqueKeys: names, values: values))
     }
 
-    /// Pushes `numbers` on the run stack; returns where they start.
-    private mutating func pushRuns(_ numbers: UnsafeBufferPointer<UInt32>) -> Int {
+    /// Pushes ``numbers`` on the run stack; returns where they start. (Read by index: growing the run stack
+    /// moves the numbers with it.)
+    private mutating func pushNumbersAsRuns() -> Int {
         let base = runTop
-        for number in numbers { pushRun(Int(number)) }
+        for k in 0..<numberCount { pushRun(Int(numbers[k])) }
         return base
     }
 
     @inline(__always)
     private mutating func pushRun(_ value: Int) {
-        if runTop == runCapacity { runs = Self.grown(runs, runTop, &runCapacity) }
+        if runTop == runCapacity { grow(runs: true) }
         runs[runTop] = value
         runTop += 1
     }
@@ -251,7 +263,7 @@ struct ProtobufRawValueBuilder: ~Copyable {
     /// Appends `number` to ``numbers``.
     @inline(__always)
     private mutating func pushNumber(_ number: UInt32) {
-        if numberCount == numberCapacity { numbers = Self.grown(numbers, numberCount, &numberCapacity) }
+        if numberCount == numberCapacity { grow(runs: false) }
         numbers[numberCount] = number
         numberCount += 1
     }
@@ -265,9 +277,8 @@ struct ProtobufRawValueBuilder: ~Copyable {
     private mutating func memberNames(depth: Int) -> [String] {
         let first = depth * Self.ways
         if first < layouts.count {
-            for slot in first..<(first + Self.ways) where matches(layouts[slot]) { return layoutNames[slot] }
+            for slot in first..<(first + Self.ways) where matches(slot) { return layouts[slot].names }
         } else {
-            layoutNames += repeatElement([], count: first + Self.ways - layouts.count)
             layouts += repeatElement(Layout(), count: first + Self.ways - layouts.count)
         }
         let names = numberList.map { number in number < 256 ? smallNames[Int(number)] : String(number) }
@@ -275,14 +286,17 @@ struct ProtobufRawValueBuilder: ~Copyable {
         layouts[first].nextWay = (layouts[first].nextWay + 1) % Self.ways
         layouts[slot].start = pool.count
         layouts[slot].count = numberCount
-        layoutNames[slot] = names
+        layouts[slot].names = names
         pool.append(contentsOf: numberList)
         return names
     }
 
-    private func matches(_ layout: Layout) -> Bool {
-        guard layout.count == numberCount else { return false }
-        for k in 0..<layout.count where pool[layout.start + k] != numbers[k] { return false }
+    /// Whether the layout in `slot` has the numbers of ``numbers`` (read in place: nothing retained).
+    private func matches(_ slot: Int) -> Bool {
+        let count = layouts[slot].count
+        guard count == numberCount else { return false }
+        let start = layouts[slot].start
+        for k in 0..<count where pool[start + k] != numbers[k] { return false }
         return true
     }
 

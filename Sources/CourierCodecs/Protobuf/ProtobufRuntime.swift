@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CProtobufC
+import Synchronization
 
 /// How a field is stored in the protobuf-c message struct.
 enum FieldStorage {
@@ -137,9 +138,22 @@ final class ProtobufRuntime: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var messageIndex: [String: Int] = [:]
     @exclusivity(unchecked) private(set) var enumIndex: [String: Int] = [:]
     private var allocations: [UnsafeMutableRawPointer] = []
+    /// The message type ``messageIndex(named:)`` found last (any thread's: a hint, checked before use).
+    private let lastMessage = Atomic<Int>(0)
 
     deinit {
         for pointer in allocations { free(pointer) }
+    }
+
+    /// The index of the message type named `name` (a full name without the leading dot). The type found last
+    /// is tried first (a codec mostly reads and writes one type per call site): one compare of the names
+    /// instead of hashing the name for every call.
+    func messageIndex(named name: String) -> Int? {
+        let last = lastMessage.load(ordering: .relaxed)
+        if last < messages.count, messages[last].fullName == name { return last }
+        guard let index = messageIndex[name] else { return nil }
+        lastMessage.store(index, ordering: .relaxed)
+        return index
     }
 
     // MARK: C memory
