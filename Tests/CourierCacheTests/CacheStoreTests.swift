@@ -84,8 +84,10 @@ func makeEntry(_ key: String, module: String = "m", bytes: Int = 100, fill: UInt
                 try other.inDatabase { db in
                     try db.execute(sql: "BEGIN EXCLUSIVE")
                     lock.withLock { $0 = 1 }
-                    // Held until the test says so (or 120 s, so that a blocked caller fails instead of hanging).
-                    let deadline = Date().addingTimeInterval(120)
+                    // Held until the test says so, or 15 minutes, so that a blocked caller fails instead of
+                    // hanging. Generous: under ThreadSanitizer, beside other suites on two cores, the test's own
+                    // task can wait minutes for a cooperative thread before it sees the lock taken.
+                    let deadline = Date().addingTimeInterval(900)
                     while !release.withLock({ $0 }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
                     try db.execute(sql: "COMMIT")
                     lock.withLock { $0 = 2 }
