@@ -84,9 +84,15 @@ bench: deps
 bench-transfers: deps
 	Benchmarks/Transfers/transfer-memory.sh $(or $(CONFIGURATION),release)
 
-## fuzz: run every libFuzzer target for FUZZ_SECONDS each
+## fuzz: build every libFuzzer target once, then run each for FUZZ_SECONDS, two at a time (one per core); each
+##       run's output goes to Fuzz/corpus-work/<Target>.log, printed whole when the target fails
 fuzz: deps
-	@for target in $$(ls Fuzz/Sources 2>/dev/null); do Fuzz/run.sh $$target $(FUZZ_SECONDS) || exit 1; done
+	Fuzz/run.sh --build
+	@mkdir -p Fuzz/corpus-work
+	@ls Fuzz/Sources | xargs -P 2 -I{} sh -c 'log=Fuzz/corpus-work/{}.log; \
+		if FUZZ_SKIP_BUILD=1 Fuzz/run.sh {} $(FUZZ_SECONDS) >"$$log" 2>&1; then \
+			echo "{}: clean, $$(grep -o "Done [0-9]* runs in [0-9]* second(s)" "$$log")"; \
+		else cat "$$log"; echo "{}: FAILED (log: $$log)"; exit 1; fi'
 
 ## schemas: regenerate the committed protobuf descriptor sets in Schemas/
 schemas: deps
@@ -110,4 +116,4 @@ format-check:
 		--configuration .swift-format $(FORMAT_PATHS)
 
 clean:
-	rm -rf .build .build-tsan Demo/.build Benchmarks/.build Fuzz/.build Fuzz/corpus-work
+	rm -rf .build .build-tsan Demo/.build Benchmarks/.build Fuzz/.build Fuzz/.build-fuzz Fuzz/corpus-work
