@@ -54,7 +54,8 @@ bin_dir="$(swift build "${build_flags[@]}" --show-bin-path)"
 # A binary without coverage counters would "fuzz" blind and prove nothing: refuse to run it.
 check_instrumented() {
     local probe
-    probe="$("$bin_dir/$1" -runs=0 2>&1 || true)"
+    # (an empty run: leak checks off, or lazily initialised globals would write a crash-* file here)
+    probe="$(ASAN_OPTIONS=detect_leaks=0 "$bin_dir/$1" -runs=0 2>&1 || true)"
     if [[ "$probe" != *"inline 8-bit counters"* ]]; then
         echo "$1 is not instrumented for coverage; not fuzzing blind" >&2
         return 1
