@@ -34,16 +34,20 @@ $(VENV_STAMP): $(DIFF_REQUIREMENTS)
 	touch $@
 
 ## demo: start the demo server in process and run the scripted tour (the `Demo/` package)
+# The Demo/ package builds in the root package's build folder: the packages both depend on (SwiftNIO,
+# AsyncHTTPClient, swift-crypto, GRDB, …) are built once, with the same flags, for both.
+DEMO := --package-path Demo --scratch-path $(CURDIR)/.build
+
 demo: deps
-	$(SWIFT) run --package-path Demo courier demo
+	$(SWIFT) run $(DEMO) courier demo
 
 ## test: build everything and run every test suite: the root package with every trait, then the `Demo/`
 ##       package (demo server, CLI, loopback integration tests), then the consumer check
 test: deps venv
 	$(SWIFT) build --enable-all-traits --build-tests
 	COURIER_PYTHON=$(VENV_PYTHON) $(SWIFT) test --enable-all-traits --skip-build
-	$(SWIFT) build --package-path Demo --build-tests
-	COURIER_PYTHON=$(VENV_PYTHON) $(SWIFT) test --package-path Demo --skip-build
+	$(SWIFT) build $(DEMO) --build-tests
+	COURIER_PYTHON=$(VENV_PYTHON) $(SWIFT) test $(DEMO) --skip-build
 	$(MAKE) --no-print-directory consumer-check
 
 ## consumer-check: a package depending on the `Courier` product alone (default traits) resolves at most 3
