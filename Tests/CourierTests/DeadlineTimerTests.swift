@@ -55,10 +55,12 @@ import Testing
 
     /// A call schedules its timeout and cancels it a few microseconds later; the thread must not be woken for
     /// every call (it sleeps until the earliest deadline, cancelled or not, and drops it then).
+    /// The deadlines are an hour away: a test starved for minutes (ThreadSanitizer on two cores) must not see
+    /// them pass, or the emptied heap rightly wakes the thread for the next one.
     @Test func callsThatCancelTheirTimeoutsDoNotWakeTheThreadEachTime() async throws {
         let timer = DeadlineTimer()
         for _ in 0..<10 {
-            let registration = timer.schedule(after: .seconds(60)) {}
+            let registration = timer.schedule(after: .seconds(3600)) {}
             #expect(timer.cancel(registration))
             // Time for the thread to wake and look at its heap.
             try await Task.sleep(for: .milliseconds(10))
@@ -70,7 +72,7 @@ import Testing
     @Test func anEarlierDeadlineWakesTheThreadSleepingUntilALaterOne() async throws {
         let timer = DeadlineTimer()
         let flags = Flags()
-        let long = timer.schedule(after: .seconds(60)) { flags.fire(1) }
+        let long = timer.schedule(after: .seconds(3600)) { flags.fire(1) }
         #expect(timer.cancel(long))
         try await Task.sleep(for: .milliseconds(10))
         _ = timer.schedule(after: .milliseconds(5)) { flags.fire(2) }
