@@ -58,7 +58,7 @@ consumer-check:
 # Single-threaded, CPU-bound suites (hostile inputs, differential tests) gain nothing from ThreadSanitizer and,
 # ten times slower under it, starve the timing-sensitive pipeline suites beside them on two cores; `make test`
 # runs them.
-TSAN_SKIP := JSONHostileInputTests|XMLHostileInputTests|ProtobufHostileInputTests|ProtobufRawDecoderTests|RegexEngineTests|RegexDifferentialTests|DifferentialValidationTests|ValidationLimitsTests|HostilePatternSchemaTests
+TSAN_SKIP := JSONHostileInputTests|XMLHostileInputTests|ProtobufHostileInputTests|ProtobufRawDecoderTests|ProtobufRawDifferentialTests|RegexEngineTests|RegexDifferentialTests|DifferentialValidationTests|ValidationLimitsTests|HostilePatternSchemaTests
 
 ## test-tsan: the root package's suites (every trait but AsyncHTTPClient, whose loopback suites live in
 ##       `Demo/`) under ThreadSanitizer
