@@ -379,6 +379,13 @@ func typedEncodingDifference<T: Encodable>(_ model: T, codec: JSONCodec, encoder
             #"{"city":"a","zip":"b","location":[],"city":"c"}"#,
             #"{"city":"a","zip":"b","location":[],"c\u0069ty":"c"}"#,
             #"{"city":"a","zip":"b","location":[],"other":{"x":1,"x":2}}"#,
+            // Names alike in length and first seven bytes, then different or the same.
+            #"{"city":"a","zip":"b","location":[],"other":{"abcdefgh1":1,"abcdefgh2":2}}"#,
+            #"{"city":"a","zip":"b","location":[],"other":{"abcdefghij":1,"y":0,"abcdefghij":2}}"#,
+            #"{"city":"a","zip":"b","location":[],"other":{"abcdefg":1,"abcdefg\#(String(repeating: "x", count: 256))":2}}"#,
+            #"{"city":"a","zip":"b","location":[],"other":{"abcdefg\#(String(repeating: "x", count: 256))":1,"abcdefg":2}}"#,
+            #"{"city":"a","zip":"b","location":[],"other":{"":1,"":2}}"#,
+            #"{"city":"a","zip":"b","location":[],"other":{"":1,"\u0000":2}}"#,
         ]
         for document in documents {
             #expect(typedDifference(TypedAddress.self, Array(document.utf8), codec: codec) == nil)

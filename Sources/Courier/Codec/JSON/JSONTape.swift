@@ -141,13 +141,7 @@ enum JSONTape {
                     guard literal("null") else { return nil }
                     append(.null, start: start, end: pos)
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    do {
-                        let (_, end) = try JSONParser.number(
-                            bytes, count: count, at: pos, maximumLength: limits.maximumNumberLength)
-                        pos = end
-                    } catch {
-                        return nil
-                    }
+                    guard number() else { return nil }
                     append(.number, start: start, end: pos)
                 default:
                     return nil
@@ -191,6 +185,39 @@ enum JSONTape {
             return true
         }
 
+        /// Moves past a number that ``JSONParser/number(_:count:at:maximumLength:)`` accepts (the same
+        /// grammar and length limit), without computing its value: the typed decoder reads it when asked.
+        mutating func number() -> Bool {
+            @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- UInt8(ascii: "0") < 10 }
+            @inline(__always) func digits(_ p: inout Int) -> Bool {
+                guard p < count, isDigit(bytes[p]) else { return false }
+                repeat { p += 1 } while p < count && isDigit(bytes[p])
+                return true
+            }
+            let begin = pos
+            var p = pos
+            if bytes[p] == UInt8(ascii: "-") { p += 1 }
+            guard p < count else { return false }
+            if bytes[p] == UInt8(ascii: "0") {
+                p += 1
+                if p < count, isDigit(bytes[p]) { return false }
+            } else if !digits(&p) {
+                return false
+            }
+            if p < count, bytes[p] == UInt8(ascii: ".") {
+                p += 1
+                guard digits(&p) else { return false }
+            }
+            if p < count, bytes[p] | 0x20 == UInt8(ascii: "e") {
+                p += 1
+                if p < count, bytes[p] == UInt8(ascii: "+") || bytes[p] == UInt8(ascii: "-") { p += 1 }
+                guard digits(&p) else { return false }
+            }
+            guard p - begin <= limits.maximumNumberLength else { return false }
+            pos = p
+            return true
+        }
+
         mutating func literal(_ text: StaticString) -> Bool {
             let n = text.utf8CodeUnitCount
             guard pos + n <= count else { return false }
@@ -206,7 +233,13 @@ enum JSONTape {
             var escaped = false
             var exotic = false
             while true {
-                while p + 8 <= count, JSONLanes.attention(UnsafeRawPointer(bytes + p).loadUnaligned(as: UInt64.self)) == 0 {
+                // Eight bytes at a time, straight to the first one that needs attention.
+                while p + 8 <= count {
+                    let lanes = JSONLanes.attention(UnsafeRawPointer(bytes + p).loadUnaligned(as: UInt64.self))
+                    if lanes != 0 {
+                        p += JSONLanes.first(lanes)
+                        break
+                    }
                     p += 8
                 }
                 guard p < count else { return false }
@@ -273,34 +306,61 @@ enum JSONTape {
         func namesAreUnique(_ object: Int) -> Bool {
             let n = Int(tokens[object].count)
             if n < 2 { return true }
-            var names: [Int] = []
-            names.reserveCapacity(n)
-            var k = object + 1
-            var plain = n <= 16
-            for _ in 0..<n {
-                names.append(k)
-                if tokens[k].exotic { plain = false }
-                k = Int(tokens[k + 1].next)
-            }
-            if plain {
-                for i in 1..<n {
-                    let a = tokens[names[i]]
-                    let length = Int(a.end - a.start)
-                    for j in 0..<i {
-                        let b = tokens[names[j]]
-                        if Int(b.end - b.start) == length,
-                            memcmpEqual(bytes + Int(a.start), bytes + Int(b.start), length)
-                        {
-                            return false
-                        }
+            let bytes = bytes
+            let plain: Bool? =
+                n > 16
+                ? nil
+                : tokens.withUnsafeBufferPointer { tape in
+                    withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 16) { prints in
+                        JSONTape.plainNamesAreUnique(tape, object: object, count: n, bytes: bytes, prints: prints)
                     }
                 }
-                return true
-            }
+            if let plain { return plain }
             var seen = Set<String>(minimumCapacity: n)
-            for k in names where !seen.insert(JSONTape.string(tokens[k], bytes)).inserted { return false }
+            var k = object + 1
+            for _ in 0..<n {
+                if !seen.insert(JSONTape.string(tokens[k], bytes)).inserted { return false }
+                k = Int(tokens[k + 1].next)
+            }
             return true
         }
+    }
+
+    /// Whether the `count` (at most `prints.count`) member names of the object at `object` differ byte for
+    /// byte, or `nil` when one of them is escaped or not ASCII (those are compared as `String`s). A
+    /// fingerprint per name (its length and first seven bytes) settles most pairs; names with equal
+    /// fingerprints are compared in full.
+    static func plainNamesAreUnique(
+        _ tape: UnsafeBufferPointer<JSONToken>, object: Int, count n: Int, bytes: UnsafePointer<UInt8>,
+        prints: UnsafeMutableBufferPointer<UInt64>
+    ) -> Bool? {
+        var k = object + 1
+        for i in 0..<n {
+            let token = tape[k]
+            if token.exotic { return nil }
+            let text = bytes + Int(token.start) + 1
+            let length = Int(token.end - token.start) - 1
+            var print = UInt64(min(length, 255)) << 56
+            for b in 0..<min(length, 7) { print |= UInt64(text[b]) << (b &* 8) }
+            if length >= 8 {
+                // Equal fingerprints of long names: compare the rest (the tape of earlier names is walked again).
+                var other = object + 1
+                for j in 0..<i {
+                    let o = tape[other]
+                    if prints[j] == print, Int(o.end - o.start) - 1 == length,
+                        memcmpEqual(text + 7, bytes + Int(o.start) + 8, length - 7)
+                    {
+                        return false
+                    }
+                    other = Int(tape[other + 1].next)
+                }
+            } else {
+                for j in 0..<i where prints[j] == print { return false }
+            }
+            prints[i] = print
+            k = Int(tape[k + 1].next)
+        }
+        return true
     }
 
     @inline(__always)
