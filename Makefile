@@ -70,7 +70,7 @@ test-tsan: deps venv
 ## bench: the release benchmarks on ordo-one/benchmark (the `Benchmarks/` package: one executable per group under
 ##        Benchmarks/Benchmarks/<Group>, Courier's light targets only, no NIO), each beside its peer (Foundation,
 ##        swift-protobuf, XMLCoder) in the same run; then Scripts/bench-table.py prints issue 14's ratio table from
-##        the run's medians, every benchmark's time percentiles and mallocs per operation, and the hostile inputs
+##        the run's medians (and, below it, the same ratios from the fastest samples), every benchmark's time percentiles and mallocs per operation, and the hostile inputs
 ##        per byte. BENCH_TARGETS='JSON|XML' picks groups (Chain JSON Protobuf XML Schema Hostile; a regular
 ##        expression matching the whole name), BENCH_FILTER='5000' benchmarks whose name contains a match (e.g.
 ##        'json.decode.model|memory'). The run's export and notes:
