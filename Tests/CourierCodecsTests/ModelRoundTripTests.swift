@@ -2,6 +2,7 @@ import Courier
 import CourierCodecs
 import CourierCodecsTesting
 import CourierTesting
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -40,7 +41,7 @@ struct Profile: Codable, Equatable, Sendable {
 @Suite struct ModelRoundTripTests {
     /// Under ThreadSanitizer (`make test-tsan` sets `COURIER_TSAN`) these single-threaded property loops run a
     /// tenth of their cases: they cannot race, and ten times slower they would starve the suites beside them.
-    static let cases = ProcessInfo.processInfo.environment["COURIER_TSAN"] == nil ? 1_000 : 100
+    static let cases = TestRun.underThreadSanitizer ? 100 : 1_000
 
     @Test func theGeneratorIsReproducibleAndFillsEveryMember() throws {
         var first = ModelGenerator(seed: 11)

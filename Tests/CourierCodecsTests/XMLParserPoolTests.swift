@@ -1,4 +1,5 @@
 import Courier
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -162,7 +163,7 @@ import Testing
         let mismatches = Locked<[String]>([])
         // Under ThreadSanitizer (`make test-tsan` sets `COURIER_TSAN`) fewer rounds: still every thread at once
         // on shared kept contexts, without holding a cooperative thread for minutes beside the other suites.
-        let rounds = ProcessInfo.processInfo.environment["COURIER_TSAN"] == nil ? 40 : 8
+        let rounds = TestRun.underThreadSanitizer ? 8 : 40
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             for round in 0..<rounds {
                 let i = (thread + round) % good.count

@@ -1,4 +1,5 @@
 import CourierSchema
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -171,7 +172,7 @@ import Testing
         let schema = try registry.compile(id: uri)
         // As deep as the JSON decoder allows; under ThreadSanitizer, whose frames are several times larger,
         // the stack guard would rightly give up first on a concurrency-pool thread, so a shallower instance.
-        let depth = ProcessInfo.processInfo.environment["COURIER_TSAN"] == nil ? 500 : 120
+        let depth = TestRun.underThreadSanitizer ? 120 : 500
         var nested: Value = []
         for _ in 0..<depth { nested = [nested] }
         #expect(schema.isValid(nested))

@@ -1,4 +1,5 @@
 @testable import CourierSchema
+import CourierTestSupport
 import Foundation
 import HTTPTypes
 import Testing
@@ -170,7 +171,7 @@ import Testing
             """#)
         // Under ThreadSanitizer, whose frames are several times larger, the stack guard would rightly give
         // up first on a concurrency-pool thread: a shallower chain there.
-        let depth = ProcessInfo.processInfo.environment["COURIER_TSAN"] == nil ? 300 : 80
+        let depth = TestRun.underThreadSanitizer ? 80 : 300
         #expect(schema.isValid(Self.chain(depth: depth, leaf: ["x": 1, "y": 2])))
         #expect(!schema.isValid(Self.chain(depth: depth, leaf: ["x": 1, "z": 2])))
         // The leaf fails, so every anyOf above fails and, at the root, its annotations are dropped: "c"
