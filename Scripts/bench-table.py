@@ -88,6 +88,13 @@ def percentile(results, name, metric, p="50.0"):
     return entry["scorePercentiles"][p] / (1000 if ".steady " in name else 1)
 
 
+def ratio(results, ours, peer, peer_side, size, p="50.0"):
+    """The peer's time over Courier's for one row and size at percentile `p`, None when either is missing."""
+    ours_time = percentile(results, f"{ours} {size} Courier", TIME, p)
+    peer_time = percentile(results, f"{peer} {size} {peer_side}", TIME, p)
+    return peer_time / ours_time if ours_time and peer_time else None
+
+
 def fmt_ratio(value):
     return "—" if value is None else f"{value:.2f}×"
 
@@ -107,9 +114,7 @@ def table(results):
     for label, ours, peer, peer_side, target in RATIO_ROWS:
         ratios, mallocs = [], []
         for size in SIZES:
-            ours_time = percentile(results, f"{ours} {size} Courier", TIME)
-            peer_time = percentile(results, f"{peer} {size} {peer_side}", TIME)
-            ratios.append(peer_time / ours_time if ours_time and peer_time else None)
+            ratios.append(ratio(results, ours, peer, peer_side, size))
             ours_mallocs = percentile(results, f"{ours} {size} Courier", MALLOCS)
             peer_mallocs = percentile(results, f"{peer} {size} {peer_side}", MALLOCS)
             mallocs.append(f"{fmt_count(ours_mallocs)} vs {fmt_count(peer_mallocs)}")
@@ -176,11 +181,7 @@ def table(results):
     p0_lines = ["", "Ratios of the fastest samples (p0 over p0; the verdicts above use medians):", "",
                 "| measure | 5,000 users (p0) | 10 users (p0) | target |", "|---|---:|---:|---:|"]
     for label, ours, peer, peer_side, target in RATIO_ROWS:
-        cells = []
-        for size in SIZES:
-            ours_time = percentile(results, f"{ours} {size} Courier", TIME, "0.0")
-            peer_time = percentile(results, f"{peer} {size} {peer_side}", TIME, "0.0")
-            cells.append(fmt_ratio(peer_time / ours_time if ours_time and peer_time else None))
+        cells = [fmt_ratio(ratio(results, ours, peer, peer_side, size, "0.0")) for size in SIZES]
         p0_lines.append(f"| {label} | {cells[0]} | {cells[1]} | ≥ {target:g}× |")
     fastest = percentile(results, "chain.send10 - Courier", TIME, "0.0")
     if fastest is not None:

@@ -745,6 +745,38 @@ package struct JSONParser: ~Copyable {
         return value
     }
 
+    /// The offset after the number that starts at `begin` by RFC 8259's grammar (`-? (0 | [1-9][0-9]*)
+    /// (. [0-9]+)? ([eE] [+-]? [0-9]+)?`), or `nil` when no number starts there. Checks the text only: the
+    /// typed decoder's scan and `JSONWriter.isJSONNumber` use it; ``number(_:count:at:maximumLength:)`` reads
+    /// the value as it goes.
+    static func numberEnd(_ bytes: UnsafePointer<UInt8>, count: Int, at begin: Int) -> Int? {
+        @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- UInt8(ascii: "0") < 10 }
+        @inline(__always) func digits(_ p: inout Int) -> Bool {
+            guard p < count, isDigit(bytes[p]) else { return false }
+            repeat { p += 1 } while p < count && isDigit(bytes[p])
+            return true
+        }
+        var p = begin
+        if p < count, bytes[p] == UInt8(ascii: "-") { p += 1 }
+        guard p < count else { return nil }
+        if bytes[p] == UInt8(ascii: "0") {
+            p += 1
+            if p < count, isDigit(bytes[p]) { return nil }
+        } else if !digits(&p) {
+            return nil
+        }
+        if p < count, bytes[p] == UInt8(ascii: ".") {
+            p += 1
+            guard digits(&p) else { return nil }
+        }
+        if p < count, bytes[p] | 0x20 == UInt8(ascii: "e") {
+            p += 1
+            if p < count, bytes[p] == UInt8(ascii: "+") || bytes[p] == UInt8(ascii: "-") { p += 1 }
+            guard digits(&p) else { return nil }
+        }
+        return p
+    }
+
     /// Parses the number starting at `begin` (a `-` or a digit); returns it and the offset after it.
     /// Shared by the parser and the typed decoder (``JSONTape``), so both read numbers identically.
     static func number(

@@ -188,33 +188,10 @@ enum JSONTape {
         /// Moves past a number that ``JSONParser/number(_:count:at:maximumLength:)`` accepts (the same
         /// grammar and length limit), without computing its value: the typed decoder reads it when asked.
         mutating func number() -> Bool {
-            @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- UInt8(ascii: "0") < 10 }
-            @inline(__always) func digits(_ p: inout Int) -> Bool {
-                guard p < count, isDigit(bytes[p]) else { return false }
-                repeat { p += 1 } while p < count && isDigit(bytes[p])
-                return true
-            }
-            let begin = pos
-            var p = pos
-            if bytes[p] == UInt8(ascii: "-") { p += 1 }
-            guard p < count else { return false }
-            if bytes[p] == UInt8(ascii: "0") {
-                p += 1
-                if p < count, isDigit(bytes[p]) { return false }
-            } else if !digits(&p) {
-                return false
-            }
-            if p < count, bytes[p] == UInt8(ascii: ".") {
-                p += 1
-                guard digits(&p) else { return false }
-            }
-            if p < count, bytes[p] | 0x20 == UInt8(ascii: "e") {
-                p += 1
-                if p < count, bytes[p] == UInt8(ascii: "+") || bytes[p] == UInt8(ascii: "-") { p += 1 }
-                guard digits(&p) else { return false }
-            }
-            guard p - begin <= limits.maximumNumberLength else { return false }
-            pos = p
+            guard let end = JSONParser.numberEnd(bytes, count: count, at: pos),
+                end - pos <= limits.maximumNumberLength
+            else { return false }
+            pos = end
             return true
         }
 
@@ -311,8 +288,8 @@ enum JSONTape {
                 n > 16
                 ? nil
                 : tokens.withUnsafeBufferPointer { tape in
-                    withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 16) { prints in
-                        JSONTape.plainNamesAreUnique(tape, object: object, count: n, bytes: bytes, prints: prints)
+                    withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 32) { scratch in
+                        JSONTape.plainNamesAreUnique(tape, object: object, count: n, bytes: bytes, scratch: scratch)
                     }
                 }
             if let plain { return plain }
@@ -326,14 +303,15 @@ enum JSONTape {
         }
     }
 
-    /// Whether the `count` (at most `prints.count`) member names of the object at `object` differ byte for
-    /// byte, or `nil` when one of them is escaped or not ASCII (those are compared as `String`s). A
+    /// Whether the `count` (at most half of `scratch.count`) member names of the object at `object` differ
+    /// byte for byte, or `nil` when one of them is escaped or not ASCII (those are compared as `String`s). A
     /// fingerprint per name (its length and first seven bytes) settles most pairs; names with equal
-    /// fingerprints are compared in full.
+    /// fingerprints are compared in full. `scratch` holds the fingerprints, then the names' tape indices.
     static func plainNamesAreUnique(
         _ tape: UnsafeBufferPointer<JSONToken>, object: Int, count n: Int, bytes: UnsafePointer<UInt8>,
-        prints: UnsafeMutableBufferPointer<UInt64>
+        scratch: UnsafeMutableBufferPointer<UInt64>
     ) -> Bool? {
+        let half = scratch.count / 2
         var k = object + 1
         for i in 0..<n {
             let token = tape[k]
@@ -342,22 +320,18 @@ enum JSONTape {
             let length = Int(token.end - token.start) - 1
             var print = UInt64(min(length, 255)) << 56
             for b in 0..<min(length, 7) { print |= UInt64(text[b]) << (b &* 8) }
-            if length >= 8 {
-                // Equal fingerprints of long names: compare the rest (the tape of earlier names is walked again).
-                var other = object + 1
-                for j in 0..<i {
-                    let o = tape[other]
-                    if prints[j] == print, Int(o.end - o.start) - 1 == length,
-                        memcmpEqual(text + 7, bytes + Int(o.start) + 8, length - 7)
-                    {
-                        return false
-                    }
-                    other = Int(tape[other + 1].next)
+            for j in 0..<i where scratch[j] == print {
+                // Short names are whole in their fingerprint; long ones are compared past their first seven bytes.
+                if length < 8 { return false }
+                let other = tape[Int(scratch[half + j])]
+                if Int(other.end - other.start) - 1 == length,
+                    memcmpEqual(text + 7, bytes + Int(other.start) + 8, length - 7)
+                {
+                    return false
                 }
-            } else {
-                for j in 0..<i where prints[j] == print { return false }
             }
-            prints[i] = print
+            scratch[i] = print
+            scratch[half + i] = UInt64(k)
             k = Int(tape[k + 1].next)
         }
         return true

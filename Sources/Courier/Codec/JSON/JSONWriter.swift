@@ -347,31 +347,11 @@ struct JSONWriter {
 
     /// Whether `text` follows the JSON number grammar.
     static func isJSONNumber(_ text: String) -> Bool {
-        var utf8 = text.utf8[...]
-        func digits() -> Int {
-            var n = 0
-            while let c = utf8.first, c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") {
-                utf8 = utf8.dropFirst()
-                n += 1
-            }
-            return n
+        var text = text
+        return text.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return false }
+            return JSONParser.numberEnd(base, count: utf8.count, at: 0) == utf8.count
         }
-        if utf8.first == UInt8(ascii: "-") { utf8 = utf8.dropFirst() }
-        if utf8.first == UInt8(ascii: "0") {
-            utf8 = utf8.dropFirst()
-        } else if digits() == 0 {
-            return false
-        }
-        if utf8.first == UInt8(ascii: ".") {
-            utf8 = utf8.dropFirst()
-            if digits() == 0 { return false }
-        }
-        if let e = utf8.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
-            utf8 = utf8.dropFirst()
-            if let s = utf8.first, s == UInt8(ascii: "+") || s == UInt8(ascii: "-") { utf8 = utf8.dropFirst() }
-            if digits() == 0 { return false }
-        }
-        return utf8.isEmpty
     }
 }
 
