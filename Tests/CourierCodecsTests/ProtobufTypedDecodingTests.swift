@@ -500,4 +500,47 @@ enum ProtobufDifferential {
             ProtobufDifferential.checkTyped(PBNode.self, kitchen, bytes, hints)
         }
     }
+
+    /// Strings of at most 15 bytes are built in the standard library's inline layout from their bytes, on the
+    /// `Value` path (checked as they are read) and on the typed path (checked before): the same strings, bit
+    /// for bit, as the standard library's own, at every length around 15, at the very end of the input (where
+    /// no byte past the payload may be read) and followed by more; and invalid UTF-8 fails as the pivot fails.
+    @Test func shortStringsAreTheStandardLibrarysOwnBitForBit() throws {
+        func field(_ key: UInt8, _ payload: [UInt8]) -> [UInt8] { [key, UInt8(payload.count)] + payload }
+        var payloads: [[UInt8]] = [[0xC3, 0x28], [0xFF], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xC0, 0x80]]
+        for length in 0...18 {
+            for sample in ["abcdefghijklmnopqrs", "zoë€ééééééééé"] {
+                payloads.append(Array(Array(sample.utf8).prefix(length)))
+            }
+            payloads.append([UInt8](repeating: 0x41, count: max(0, length - 1)) + [0xFF])
+        }
+        for payload in payloads {
+            // The message alone and last, then the same string as a user's name, followed by more fields.
+            let user = field(0x12, payload) + field(0x1A, Array("x@example.com".utf8))
+            let page = field(0x1A, user) + field(0x1A, user)
+            for bytes in [field(0x12, payload), field(0x12, payload) + field(0x1A, page)] {
+                let data = Data(bytes)
+                ProtobufDifferential.checkValue(demo, data, listHints)
+                ProtobufDifferential.checkTyped(PBUserList.self, demo, data, listHints)
+                guard let expected = String(validating: payload, as: UTF8.self) else {
+                    #expect(throws: CourierError.self) { try demo.decode(data, hints: listHints) }
+                    continue
+                }
+                let value = try demo.decodeValue(data, hints: listHints, direct: true)
+                let typed = try demo.decode(PBUserList.self, from: data, hints: listHints, decoder: ValueDecoder())
+                var built = [value["message"]?.stringValue, typed.message]
+                if bytes.count > payload.count + 2 {
+                    built += [value["data"]?["users"]?[1]?["name"]?.stringValue, typed.data?.users.last?.name]
+                }
+                for string in built {
+                    let string = try #require(string)
+                    #expect(string == expected)
+                    guard payload.count <= 15 else { continue }
+                    let bits = unsafeBitCast(string, to: (UInt64, UInt64).self)
+                    let standard = unsafeBitCast(String(decoding: payload, as: UTF8.self), to: (UInt64, UInt64).self)
+                    #expect(bits == standard, "\(payload)")
+                }
+            }
+        }
+    }
 }

@@ -320,11 +320,21 @@ struct ProtobufRawValueBuilder: ~Copyable {
     /// What ``utf8(_:)`` found.
     enum UTF8Kind { case ascii, nonASCII, invalid }
 
-    /// The string (or bytes, when not UTF-8) of a payload of at most 15 bytes: checked once and built in
-    /// String's inline layout (`JSONParser.smallString`, whose layout ``buildsSmallStrings`` has checked).
-    /// The bytes are read in two words, past the payload but never past the input.
+    /// The string (or bytes, when not UTF-8) of a payload of at most 15 bytes, built in String's inline layout
+    /// (``smallString(_:_:validated:)``).
     @inline(__always)
     private func shortString(_ payload: Range<Int>) -> Value {
+        if let string = Self.smallString(bytes, payload, validated: false) { return .string(string) }
+        return .bytes(Array(bytes[payload]))
+    }
+
+    /// The string of `payload`, at most 15 bytes of `bytes`, built in String's inline layout
+    /// (`JSONParser.smallString`; callers check `JSONParser.smallStringsFromBits` first) without the standard
+    /// library validating the bytes again; nil when they are not UTF-8. `validated`: the bytes are known to be
+    /// UTF-8 (only whether they are ASCII is read). The bytes are read in two words, past the payload but never
+    /// past `bytes`. Shared by the raw decoder and the schema-guided wire reader.
+    @inline(__always)
+    static func smallString(_ bytes: UnsafeBufferPointer<UInt8>, _ payload: Range<Int>, validated: Bool) -> String? {
         let count = payload.count
         var low: UInt64 = 0
         var high: UInt64 = 0
@@ -338,11 +348,10 @@ struct ProtobufRawValueBuilder: ~Copyable {
             }
         }
         if (low | high) & 0x8080_8080_8080_8080 == 0 {
-            return .string(JSONParser.smallString(low, high, count: count, isASCII: true))
+            return JSONParser.smallString(low, high, count: count, isASCII: true)
         }
-        let text = UnsafeBufferPointer(rebasing: bytes[payload])
-        if Self.unicode(text) == .invalid { return .bytes(Array(text)) }
-        return .string(JSONParser.smallString(low, high, count: count, isASCII: false))
+        if !validated, unicode(UnsafeBufferPointer(rebasing: bytes[payload])) == .invalid { return nil }
+        return JSONParser.smallString(low, high, count: count, isASCII: false)
     }
 
     /// A mask of the lowest `count` bytes of a word (none for `count` ≤ 0, all for `count` ≥ 8).

@@ -44,6 +44,8 @@ final class ProtobufWireReader {
     @exclusivity(unchecked) var total = 0
     /// Whether ``check(_:_:depth:)`` passed over the whole input (its strings are known to be UTF-8).
     @exclusivity(unchecked) var checked = false
+    /// Whether short strings are built in the standard library's inline layout (``string(_:)``).
+    private let buildsSmallStrings = JSONParser.smallStringsFromBits
     /// One reusable slot array per nesting level, for ``value(_:_:depth:)``.
     @exclusivity(unchecked) private var scratch: [[WireSlot]] = []
     /// Per nesting level, the member names last built for a message that left fields out (the messages of
@@ -397,9 +399,13 @@ final class ProtobufWireReader {
         }
     }
 
-    /// The string in `payload`; nil when it is not UTF-8 (not checked again once ``checked``).
+    /// The string in `payload`; nil when it is not UTF-8 (not checked again once ``checked``). Strings of at most
+    /// 15 bytes are built in String's inline layout, without the standard library validating them again.
     @inline(__always)
     func string(_ payload: Range<Int>) -> String? {
+        if payload.count <= 15 && buildsSmallStrings {
+            return ProtobufRawValueBuilder.smallString(bytes, payload, validated: checked)
+        }
         let slice = UnsafeBufferPointer(rebasing: bytes[payload])
         return checked ? String(decoding: slice, as: UTF8.self) : ProtobufDecodeWalker.string(slice)
     }
