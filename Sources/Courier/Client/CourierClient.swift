@@ -209,7 +209,8 @@ public final class CourierClient: Sendable {
                            handle: handle)
         }
         let identity = endpoint.duplicatePolicy == .allow ? nil : identity(of: endpoint, decoding: T.self, variant: variant())
-        let body: @Sendable () async throws -> Reply<T>
+        // The reply, erased (see `immediateTask`); `Call` casts it back.
+        let body: @Sendable () async throws -> any Sendable
         if let identity, endpoint.duplicatePolicy == .share,
            let leader = identical.withLock({ $0[identity]?.outcome as? SharedOutcome<T> })
         {
@@ -250,7 +251,7 @@ public final class CourierClient: Sendable {
             }
         }
         let priority = endpoint.priority.taskPriority
-        let task = immediately ? Task.immediate(priority: priority, operation: body) : Task(priority: priority, operation: body)
+        let task = immediately ? immediateTask(priority: priority, body) : Task(priority: priority, operation: body)
         handle.attach { task.cancel() }
         return Call(id: id, task: task, progressChannel: progress)
     }
@@ -680,7 +681,9 @@ public struct CallOptions: Sendable {
 public struct Call<T: Sendable>: Sendable {
     /// The call's identifier.
     public let id: CallID
-    let task: Task<Reply<T>, any Error>
+    /// Its result is the call's `Reply<T>` (erased so that a sent call's task starts without an executor
+    /// preference; see `immediateTask`).
+    let task: Task<any Sendable, any Error>
     /// Nil for the call inside a `send`, whose handle nobody else sees.
     let progressChannel: ProgressChannel?
 
@@ -699,7 +702,8 @@ public struct Call<T: Sendable>: Sendable {
     public var reply: Reply<T> {
         get async throws {
             try await withTaskCancellationHandler {
-                try await task.value
+                // The task returns the call's reply: the cast always succeeds.
+                try await task.value as! Reply<T>
             } onCancel: {
                 task.cancel()
             }

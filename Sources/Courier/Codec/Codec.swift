@@ -126,7 +126,11 @@ public struct CodingHints: Sendable {
     /// }
     /// ```
     public subscript<K: OptionKey>(key: K.Type) -> K.Value {
-        get { extensions[ObjectIdentifier(key)] as? K.Value ?? K.defaultValue }
+        get {
+            // No lookup in an empty table, and no dynamic cast of an absent value.
+            guard !extensions.isEmpty, let stored = extensions[ObjectIdentifier(key)] else { return K.defaultValue }
+            return stored as? K.Value ?? K.defaultValue
+        }
         set { extensions[ObjectIdentifier(key)] = newValue }
     }
 }

@@ -179,7 +179,12 @@ public struct EndpointOptions: Sendable {
 
     /// The option for `key` (its default when unset).
     public subscript<K: OptionKey>(key: K.Type) -> K.Value {
-        get { storage[ObjectIdentifier(key)] as? K.Value ?? K.defaultValue }
+        get {
+            // Most options are unset: no lookup in an empty table, and no cast of an absent value (a dynamic cast
+            // of `nil` costs as much as one of a value).
+            guard !storage.isEmpty, let stored = storage[ObjectIdentifier(key)] else { return K.defaultValue }
+            return stored as? K.Value ?? K.defaultValue
+        }
         set {
             storage[ObjectIdentifier(key)] = newValue
             needs[ObjectIdentifier(key)] = Self.requirement(of: key, newValue)

@@ -48,10 +48,18 @@ package struct CodecStage: Interceptor {
             request.head.headerFields[.contentType] = request.format.mediaType
         }
         if request.head.headerFields[.accept] == nil {
-            request.head.headerFields[.accept] = request.responseFormat?.mediaType
-                ?? "application/json, application/xml;q=0.9, application/x-protobuf;q=0.8, */*;q=0.5"
+            if let expected = request.responseFormat {
+                request.head.headerFields[.accept] = expected.mediaType
+            } else {
+                request.head.headerFields.append(Self.acceptAnyFormat)
+            }
         }
     }
+
+    /// The `Accept` field of a call that expects no particular format: made once, since making a field checks
+    /// every byte of its value.
+    static let acceptAnyFormat = HTTPField(
+        name: .accept, value: "application/json, application/xml;q=0.9, application/x-protobuf;q=0.8, */*;q=0.5")
 
     @inline(never)
     func decode(_ response: inout CourierResponse, for request: CourierRequest, codecs: CodecSet) throws {

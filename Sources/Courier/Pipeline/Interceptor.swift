@@ -357,7 +357,12 @@ public final class CallStorage: Sendable {
 
     /// The value stored under `key`, if any.
     public subscript<Key: CallStorageKey>(key: Key.Type) -> Key.Value? {
-        get { state.withLock { $0.values[ObjectIdentifier(key)] as? Key.Value } }
+        get {
+            state.withLock { state in
+                guard let stored = state.values[ObjectIdentifier(key)] else { return nil }
+                return stored as? Key.Value
+            }
+        }
         set { state.withLock { $0.values[ObjectIdentifier(key)] = newValue } }
     }
 
@@ -372,7 +377,7 @@ public final class CallStorage: Sendable {
         _ key: Key.Type, default defaultValue: Key.Value, _ body: (inout Key.Value) -> R
     ) -> R {
         state.withLock { state in
-            var value = state.values[ObjectIdentifier(key)] as? Key.Value ?? defaultValue
+            var value = state.values[ObjectIdentifier(key)].flatMap { $0 as? Key.Value } ?? defaultValue
             let result = body(&value)
             state.values[ObjectIdentifier(key)] = value
             return result

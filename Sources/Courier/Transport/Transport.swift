@@ -145,12 +145,13 @@ private func withDeadlineTimeout<T: Sendable>(
 ) async throws -> T {
     // The operation starts on this thread and runs until it first waits (an in-memory or cached answer never
     // does, and then costs no thread hop); the deadline counts from there.
-    let task = Task.immediate { try await operation() }
+    let task = immediateTask { try await operation() }
     let deadline = DeadlineTimer.shared.schedule(after: timeout) { task.cancel() }
     let result: T
     do {
         result = try await withTaskCancellationHandler {
-            try await task.value
+            // The task returns `operation`'s result: the cast always succeeds.
+            try await task.value as! T
         } onCancel: {
             task.cancel()
         }
