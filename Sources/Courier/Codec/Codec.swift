@@ -126,11 +126,7 @@ public struct CodingHints: Sendable {
     /// }
     /// ```
     public subscript<K: OptionKey>(key: K.Type) -> K.Value {
-        get {
-            // No lookup in an empty table, and no dynamic cast of an absent value.
-            guard !extensions.isEmpty, let stored = extensions[ObjectIdentifier(key)] else { return K.defaultValue }
-            return stored as? K.Value ?? K.defaultValue
-        }
+        get { extensions.option(key) }
         set { extensions[ObjectIdentifier(key)] = newValue }
     }
 }

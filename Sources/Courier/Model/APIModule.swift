@@ -168,6 +168,16 @@ public protocol OptionKey {
     static var defaultValue: Value { get }
 }
 
+extension Dictionary where Key == ObjectIdentifier, Value == any Sendable {
+    /// The value stored for option `key` in a table of options (``EndpointOptions``, ``CodingHints``), else its
+    /// default. Most options are unset: an empty table is not searched, and an absent value is not cast (a
+    /// dynamic cast of `nil` costs as much as one of a value).
+    func option<K: OptionKey>(_ key: K.Type) -> K.Value {
+        guard !isEmpty, let stored = self[ObjectIdentifier(key)] else { return K.defaultValue }
+        return stored as? K.Value ?? K.defaultValue
+    }
+}
+
 /// Typed option storage keyed by ``OptionKey`` types.
 public struct EndpointOptions: Sendable {
     private var storage: [ObjectIdentifier: any Sendable] = [:]
@@ -179,12 +189,7 @@ public struct EndpointOptions: Sendable {
 
     /// The option for `key` (its default when unset).
     public subscript<K: OptionKey>(key: K.Type) -> K.Value {
-        get {
-            // Most options are unset: no lookup in an empty table, and no cast of an absent value (a dynamic cast
-            // of `nil` costs as much as one of a value).
-            guard !storage.isEmpty, let stored = storage[ObjectIdentifier(key)] else { return K.defaultValue }
-            return stored as? K.Value ?? K.defaultValue
-        }
+        get { storage.option(key) }
         set {
             storage[ObjectIdentifier(key)] = newValue
             needs[ObjectIdentifier(key)] = Self.requirement(of: key, newValue)
