@@ -19,29 +19,33 @@ import Darwin
 /// counts.withLock { $0["user", default: 0] += 1 }
 /// let users = counts.withLock { $0["user"] ?? 0 }
 /// ```
-package final class Locked<State>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var state: State
+package struct Locked<State>: @unchecked Sendable {
+    /// The state with the mutex allocated in the same block (one allocation per lock, where a class with a
+    /// separately allocated mutex took two: per-call locks are made on every call).
+    private final class Storage: ManagedBuffer<State, pthread_mutex_t> {
+        deinit {
+            _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+        }
+    }
+
+    private let storage: Storage
 
     /// Guards `initialState`.
     package init(_ initialState: State) {
-        state = initialState
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(mutex, nil)
-        precondition(status == 0, "pthread_mutex_init failed with \(status)")
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in initialState }, to: Storage.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            let status = pthread_mutex_init(mutex, nil)
+            precondition(status == 0, "pthread_mutex_init failed with \(status)")
+        }
     }
 
     /// Runs `body` with exclusive access to the state and returns its result.
     package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        try storage.withUnsafeMutablePointers { state, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&state.pointee)
+        }
     }
 }
