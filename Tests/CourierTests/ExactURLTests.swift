@@ -28,6 +28,23 @@ import Testing
         #expect(try await sentPath(given) == sent)
     }
 
+    /// `ResponseMetadata.url` is the URL the request line spells: the endpoint's own URL when the texts agree, and
+    /// without the fragment (never sent) when it has one. The client works it out once per URL it keeps.
+    @Test(arguments: [
+        ("/files/a%2Fb", "https://api.test/files/a%2Fb"),
+        ("/files/a?x=1#part", "https://api.test/files/a?x=1"),
+        ("", "https://api.test/"),
+    ])
+    func theReplyNamesTheURLTheRequestWentTo(path: String, url: String) async throws {
+        let module = APIModule(
+            name: "files", service: APIService(name: "files", baseURL: URL(string: "https://api.test")!))
+        let client = CourierClient(transport: InMemoryTransport.successful())
+        for _ in 0..<2 {  // the second call reads the kept URL
+            let reply = try await client.send(Endpoint(name: "files", module: module, path: path))
+            #expect(reply.metadata.url?.absoluteString == url)
+        }
+    }
+
     @Test func queryItemsAreEncodedOnceAndAppendedToAnExistingQuery() async throws {
         let sent = try await sentPath("/search?kind=a%2Fb", query: [QueryItem("q", "a/b c"), QueryItem("flag", nil)])
         #expect(sent == "/search?kind=a%2Fb&q=a%2Fb%20c&flag")
@@ -47,7 +64,9 @@ import Testing
     func aPortOutsideItsRangeIsAnInvalidURL(path: String) async throws {
         let transport = InMemoryTransport.successful()
         let endpoint = Endpoint(name: "bad", module: APIModule(name: "files", service: service), path: path)
-        let error = try await #require(throws: CourierError.self) { try await CourierClient(transport: transport).send(endpoint) }
+        let error = try await #require(throws: CourierError.self) {
+            try await CourierClient(transport: transport).send(endpoint)
+        }
         #expect(error.code == .invalidURL)
         #expect(transport.requests.isEmpty)
     }

@@ -356,13 +356,13 @@ public final class CourierClient: Sendable {
         try makeRequestAndURL(for: endpoint).request
     }
 
-    /// ``makeRequest(for:)`` and the endpoint's URL it was built from.
-    private func makeRequestAndURL(for endpoint: Endpoint) throws -> (request: CourierRequest, url: URL) {
+    /// ``makeRequest(for:)`` and the URL it goes to (see `Target.requestURL`).
+    private func makeRequestAndURL(for endpoint: Endpoint) throws -> (request: CourierRequest, url: URL?) {
         // One read of the service's current host: the URL and the base the routing stage moves from agree.
         let baseURL = endpoint.module.service.currentBaseURL
         let target = try target(of: endpoint, on: baseURL)
-        let url = target.url
-        var head = HTTPRequest(method: endpoint.method, scheme: url.scheme, authority: target.authority, path: target.path)
+        var head = HTTPRequest(
+            method: endpoint.method, scheme: target.scheme, authority: target.authority, path: target.path)
         head.headerFields = endpoint.module.headers
         for field in endpoint.headers {
             head.headerFields[field.name] = nil
@@ -381,14 +381,33 @@ public final class CourierClient: Sendable {
             isReplayable: endpoint.isReplayable && (endpoint.bodyStream?.isReplayable ?? true),
             baseURL: endpoint.isAbsolute ? nil : baseURL,
             bodyStream: endpoint.bodyStream)
-        return (request, url)
+        return (request, target.requestURL)
     }
 
-    /// Where an endpoint's requests go: its URL and the request target's authority and path.
+    /// Where an endpoint's requests go: the request head's scheme, authority and path, and the URL they spell
+    /// (``ResponseMetadata/url`` of a call that was not redirected).
     private struct Target: Sendable {
-        let url: URL
+        let scheme: String?
         let authority: String
         let path: String
+        /// The endpoint's URL when its text is the head's (the usual case), else the URL the head spells.
+        let requestURL: URL?
+
+        init(url: URL) {
+            scheme = url.scheme
+            authority = url.courierAuthority
+            // The path and query keep the percent-encoding they were given (`%2F` stays `%2F`): `URL.path` would
+            // decode them, and re-encoding cannot tell an escaped slash from a separator.
+            // `url.absoluteString` is the text as parsed (invalid characters already percent-encoded); the target
+            // starts at the first `/`, `?` or `#` after `scheme://` (an authority holds none of them).
+            path = CourierClient.requestTarget(ofAbsolute: url.absoluteString)
+            if let scheme {
+                let text = "\(scheme)://\(authority)\(path)"
+                requestURL = text == url.absoluteString ? url : URL(string: text)
+            } else {
+                requestURL = nil
+            }
+        }
     }
 
     /// What an endpoint's ``Target`` is made of.
@@ -404,26 +423,12 @@ public final class CourierClient: Sendable {
     private func target(of endpoint: Endpoint, on baseURL: URL) throws -> Target {
         let key = TargetKey(baseURL: baseURL, path: endpoint.path, query: endpoint.query)
         if let kept = targets.withLock({ $0[key] }) { return kept }
-        let url = try endpoint.url(on: baseURL)
-        // The path and query keep the percent-encoding they were given (`%2F` stays `%2F`): `URL.path` would
-        // decode them, and re-encoding cannot tell an escaped slash from a separator.
-        // `url.absoluteString` is the text as parsed (invalid characters already percent-encoded); the target
-        // starts at the first `/`, `?` or `#` after `scheme://` (an authority holds none of them).
-        let target = Target(
-            url: url, authority: url.courierAuthority, path: Self.requestTarget(ofAbsolute: url.absoluteString))
+        let target = Target(url: try endpoint.url(on: baseURL))
         targets.withLock { kept in
             if kept.count >= 256 { kept.removeAll(keepingCapacity: true) }
             kept[key] = target
         }
         return target
-    }
-
-    /// The URL the call's first request went to: `parsed` (the endpoint's URL) when its text is the request's,
-    /// else the URL the request's head spells.
-    private static func url(of request: CourierRequest, parsed: URL) -> URL? {
-        guard let scheme = request.head.scheme, let authority = request.head.authority else { return nil }
-        let text = "\(scheme)://\(authority)\(request.head.path ?? "/")"
-        return text == parsed.absoluteString ? parsed : URL(string: text)
     }
 
     /// The request target (`/path?query`, no fragment; `/` for an empty path) of an absolute URL's text: what
@@ -555,7 +560,7 @@ public final class CourierClient: Sendable {
             body: response.body, format: response.format, source: response.source, startDate: call.startDate,
             duration: ContinuousClock().now - call.started, trace: call.recorder?.trace,
             cacheRejection: response.cacheRejection, redirects: response.redirects,
-            url: redirectedTo ?? call.firstRequest.flatMap { request in call.url.flatMap { Self.url(of: request, parsed: $0) } })
+            url: redirectedTo ?? call.url)
         call.logger.debug("done", metadata: ["status": "\(response.head.status.code)",
                                              "duration": "\(metadata.duration)", "source": "\(response.source)"])
         return Reply(value: decoded, metadata: metadata)

@@ -82,12 +82,28 @@ public struct ContentFormat: Hashable, Sendable, CustomStringConvertible {
     ] as [(String, ContentFormat)]).map { (Array($0.0.utf8), $0.1) }
 
     private static func format(ofEssence essence: UnsafeBufferPointer<UInt8>) -> ContentFormat? {
-        for known in mediaTypes where known.essence.count == essence.count && known.essence.elementsEqual(essence) {
+        for known in mediaTypes where known.essence.count == essence.count && same(known.essence, essence[...]) {
             return known.format
         }
-        if essence.count >= 5, essence[(essence.count - 5)...].elementsEqual("+json".utf8) { return .json }
-        if essence.count >= 4, essence[(essence.count - 4)...].elementsEqual("+xml".utf8) { return .xml }
+        if essence.count >= 5, same(Self.jsonSuffix, essence[(essence.count - 5)...]) { return .json }
+        if essence.count >= 4, same(Self.xmlSuffix, essence[(essence.count - 4)...]) { return .xml }
         return nil
+    }
+
+    private static let jsonSuffix = Array("+json".utf8)
+    private static let xmlSuffix = Array("+xml".utf8)
+
+    /// Whether `known` and `bytes` (of the same length) hold the same bytes: a plain loop, where the generic
+    /// `elementsEqual` walked both through iterators.
+    private static func same(_ known: [UInt8], _ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        known.withUnsafeBufferPointer { known in
+            var index = bytes.startIndex
+            for byte in known {
+                if bytes[index] != byte { return false }
+                index += 1
+            }
+            return true
+        }
     }
 }
 
