@@ -216,10 +216,7 @@ public final class CourierClient: Sendable {
         {
             // Share the running exchange: wait for its reply (cancelling this call stops only the wait).
             body = {
-                defer {
-                    _ = self.calls.withLock { $0.removeValue(forKey: id) }
-                    progress?.finish()
-                }
+                defer { self.end(id, progress: progress, identity: nil) }
                 var shared = try await leader.wait()
                 shared.metadata.callID = id
                 return shared
@@ -232,20 +229,14 @@ public final class CourierClient: Sendable {
             // Registered before the task starts, so the task's own removal always comes after it.
             if let identity, let outcome { identical.withLock { $0[identity] = (id, outcome) } }
             body = {
-                defer {
-                    _ = self.calls.withLock { $0.removeValue(forKey: id) }
-                    progress?.finish()
-                    if let identity {
-                        self.identical.withLock { if $0[identity]?.id == id { $0[identity] = nil } }
-                    }
-                }
+                defer { self.end(id, progress: progress, identity: identity) }
                 do {
                     let reply = try await self.perform(id, endpoint, options: options, shape: shape, progress: progress,
                                                        decode: decode)
-                    outcome?.complete(.success(reply))
+                    if let outcome { Self.publish(.success(reply), to: outcome) }
                     return reply
                 } catch {
-                    outcome?.complete(.failure(error))
+                    if let outcome { Self.publish(.failure(error), to: outcome) }
                     throw error
                 }
             }
@@ -254,6 +245,24 @@ public final class CourierClient: Sendable {
         let task = immediately ? immediateTask(priority: priority, body) : Task(priority: priority, operation: body)
         handle.attach { task.cancel() }
         return Call(id: id, task: task, progressChannel: progress)
+    }
+
+    /// The end of call `id`: it leaves the running calls (and the identical calls, under `identity`) and its
+    /// progress ends. Out of line, like ``publish(_:to:)``: the call's task frame would otherwise hold the
+    /// temporaries of both for the whole call (about 2 KB of task memory).
+    @inline(never)
+    private func end(_ id: CallID, progress: ProgressChannel?, identity: String?) {
+        _ = calls.withLock { $0.removeValue(forKey: id) }
+        progress?.finish()
+        if let identity {
+            identical.withLock { if $0[identity]?.id == id { $0[identity] = nil } }
+        }
+    }
+
+    /// Hands a call's result to the identical calls that wait for it.
+    @inline(never)
+    private static func publish<T>(_ result: Result<Reply<T>, any Error>, to outcome: SharedOutcome<T>) {
+        outcome.complete(result)
     }
 
     /// What makes two calls identical: endpoint, method, URL, body, the decoded type and how it is decoded
@@ -472,6 +481,7 @@ public final class CourierClient: Sendable {
     /// runs in synchronous functions of their own, whose locals stay on the thread's stack instead of the task's
     /// frame (a task's frames past its first ~1 KB are `malloc`ed, and every stage's suspended call keeps
     /// its frame).
+    @inline(never)
     nonisolated(nonsending) private func perform<T: Sendable>(
         _ id: CallID, _ endpoint: Endpoint, options: CallOptions, shape: ValueShape?, progress: ProgressChannel?,
         decode: @escaping @Sendable (Value) throws -> T
