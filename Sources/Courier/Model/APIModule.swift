@@ -45,6 +45,8 @@ public final class APIService: Sendable {
 
     private struct State {
         var environment: ServiceEnvironment
+        /// The environment's base URLs (read on every call: kept here instead of looked up by environment).
+        var hosts: [URL]
         var hostIndex: Int
     }
 
@@ -53,7 +55,7 @@ public final class APIService: Sendable {
         precondition(!(baseURLs[environment] ?? []).isEmpty, "service \(name) has no base URL for \(environment)")
         self.name = name
         self.baseURLs = baseURLs
-        self.state = Locked(State(environment: environment, hostIndex: 0))
+        self.state = Locked(State(environment: environment, hosts: baseURLs[environment] ?? [], hostIndex: 0))
     }
 
     /// A service with one base URL, used for every environment.
@@ -66,22 +68,20 @@ public final class APIService: Sendable {
 
     /// The base URL calls use now.
     public var currentBaseURL: URL {
-        state.withLock { state in
-            let hosts = baseURLs[state.environment] ?? []
-            return hosts[state.hostIndex % hosts.count]
-        }
+        state.withLock { $0.hosts[$0.hostIndex % $0.hosts.count] }
     }
 
     /// The hosts of the current environment, in failover order.
-    public var currentHosts: [URL] { state.withLock { baseURLs[$0.environment] ?? [] } }
+    public var currentHosts: [URL] { state.withLock { $0.hosts } }
 
     /// Switches every later call to `environment`'s first host. Returns false (and changes nothing) if the
     /// service has no base URL for it.
     @discardableResult
     public func switchEnvironment(to environment: ServiceEnvironment) -> Bool {
-        guard !(baseURLs[environment] ?? []).isEmpty else { return false }
+        guard let hosts = baseURLs[environment], !hosts.isEmpty else { return false }
         state.withLock {
             $0.environment = environment
+            $0.hosts = hosts
             $0.hostIndex = 0
         }
         return true
@@ -92,8 +92,7 @@ public final class APIService: Sendable {
     @discardableResult
     public func switchHost(to host: String) -> Bool {
         state.withLock { state in
-            let hosts = baseURLs[state.environment] ?? []
-            guard let index = hosts.firstIndex(where: { $0.host == host || $0.absoluteString == host }) else {
+            guard let index = state.hosts.firstIndex(where: { $0.host == host || $0.absoluteString == host }) else {
                 return false
             }
             state.hostIndex = index
@@ -105,9 +104,8 @@ public final class APIService: Sendable {
     @discardableResult
     public func advanceHost() -> URL {
         state.withLock { state in
-            let hosts = baseURLs[state.environment] ?? []
-            state.hostIndex = (state.hostIndex + 1) % hosts.count
-            return hosts[state.hostIndex]
+            state.hostIndex = (state.hostIndex + 1) % state.hosts.count
+            return state.hosts[state.hostIndex]
         }
     }
 }

@@ -124,7 +124,6 @@ package struct RoutingStage: Interceptor {
         public var failure: CourierError.Code?
     }
 
-    private enum Attempts: CallStorageKey { typealias Value = [Attempt] }
     private enum FailedHosts: CallStorageKey { typealias Value = Set<URL> }
 
     /// Failures that prove the request never reached a server: safe to send again elsewhere at once. (Not
@@ -141,7 +140,7 @@ package struct RoutingStage: Interceptor {
 
     /// The attempts of the call `context` belongs to so far, in order.
     public static func attempts(in context: InterceptorContext) -> [Attempt] {
-        context.storage[Attempts.self] ?? []
+        context.storage.attempts
     }
 
     public func intercept(
@@ -191,7 +190,7 @@ package struct RoutingStage: Interceptor {
 
         @inline(never)
         func record(failure: CourierError.Code?, context: InterceptorContext) {
-            context.storage.update(Attempts.self, default: []) { $0.append(Attempt(baseURL: host, failure: failure)) }
+            context.storage.addAttempt(Attempt(baseURL: host, failure: failure))
         }
 
         /// Records the failed attempt and moves to the next host, or rethrows `error` when there is none to try.

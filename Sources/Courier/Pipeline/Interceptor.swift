@@ -337,6 +337,8 @@ public final class CallStorage: Sendable {
         var values: [ObjectIdentifier: any Sendable] = [:]
         var sendHandlers: [@Sendable (CourierRequest) -> Void] = []
         var stageObservers: [any StageObserver] = []
+        /// The routing stage's record of every attempt, kept apart from `values` because every call writes it.
+        var attempts: [RoutingStage.Attempt] = []
     }
     private let state = Locked(State())
     /// The call's ``InterceptorContext/onSend(_:)`` handlers.
@@ -349,6 +351,11 @@ public final class CallStorage: Sendable {
     func addStageObserver(_ observer: any StageObserver) {
         state.withLock { $0.stageObservers.append(observer) }
     }
+    /// The call's attempts so far (``RoutingStage/attempts(in:)``).
+    var attempts: [RoutingStage.Attempt] { state.withLock { $0.attempts } }
+    func addAttempt(_ attempt: RoutingStage.Attempt) {
+        state.withLock { $0.attempts.append(attempt) }
+    }
     /// Whether ``stageObservers`` has any: read by every stage of every call, so it skips the lock.
     let observesStages = Atomic<Bool>(false)
 
@@ -359,7 +366,8 @@ public final class CallStorage: Sendable {
     public subscript<Key: CallStorageKey>(key: Key.Type) -> Key.Value? {
         get {
             state.withLock { state in
-                guard let stored = state.values[ObjectIdentifier(key)] else { return nil }
+                // Most calls store nothing: skip hashing the key.
+                guard !state.values.isEmpty, let stored = state.values[ObjectIdentifier(key)] else { return nil }
                 return stored as? Key.Value
             }
         }
@@ -405,6 +413,14 @@ public protocol CallStorageKey {
 /// How a ``CourierClient`` tracks background work started by its interceptors (see
 /// ``InterceptorContext/startBackgroundWork(_:)``).
 struct BackgroundStarter: Sendable {
-    var start: @Sendable (_ module: String, _ endpoint: String, _ work: @escaping @Sendable () async -> Void)
-        -> Task<Void, Never>
+    /// The client (weak: a call's context must not keep it alive), and the call's endpoint tags. Held as they are
+    /// rather than captured by a closure, which every call would allocate.
+    weak var client: CourierClient?
+    let tags: Set<String>
+
+    /// Starts `work` as background work of `module` and `endpoint` (a plain task once the client is gone).
+    func start(_ module: String, _ endpoint: String, _ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        guard let client else { return Task { await work() } }
+        return client.startBackground(module: module, endpoint: endpoint, tags: tags, work)
+    }
 }

@@ -181,24 +181,32 @@ public struct Pipeline: Sendable {
         options.callID = context.callID
         options.priority = context.endpoint.priority
         let transportOptions = options
-        let send = { @Sendable () async throws -> CourierResponse in
-            try Task.checkCancellation()
-            context.announceSend(request)
-            let (head, body): (HTTPResponse, Data)
-            if request.bodyStream != nil || request.responseSink != nil {
-                (head, body) = try await Self.stream(request, transport, transportOptions, context)
-            } else {
-                (head, body) = try await transport.send(request.head, body: request.body, options: transportOptions)
-            }
-            let format = head.headerFields.contentType.flatMap(ContentFormat.init(contentType:))
-            return CourierResponse(head: head, body: body, format: format, source: .network)
-        }
         do {
-            if let recorder { return try await recorder.recordTransport(request: request, send) }
-            return try await send()
+            if let recorder {
+                return try await recorder.recordTransport(request: request) {
+                    try await exchange(request, context, transportOptions)
+                }
+            }
+            return try await exchange(request, context, transportOptions)
         } catch {
             throw Self.transportFailure(error)
         }
+    }
+
+    /// The transport's exchange of `request`: its answer as a response of the `network` source.
+    nonisolated(nonsending) private func exchange(
+        _ request: CourierRequest, _ context: InterceptorContext, _ options: TransportOptions
+    ) async throws -> CourierResponse {
+        try Task.checkCancellation()
+        context.announceSend(request)
+        let (head, body): (HTTPResponse, Data)
+        if request.bodyStream != nil || request.responseSink != nil {
+            (head, body) = try await Self.stream(request, transport, options, context)
+        } else {
+            (head, body) = try await transport.send(request.head, body: request.body, options: options)
+        }
+        let format = head.headerFields.contentType.flatMap(ContentFormat.init(contentType:))
+        return CourierResponse(head: head, body: body, format: format, source: .network)
     }
 
     /// A streamed exchange (see `Transfers.swift`): the body stream (or the whole body) with upload progress,
