@@ -7,6 +7,7 @@ import Testing
 /// the box, and the first write to a shared box copies it. These tests write every property of a copy and check
 /// that the original did not change, so a property whose write skips the copy fails here.
 @Suite struct ValueSemanticsTests {
+    private enum PageSize: OptionKey { static let defaultValue = 20 }
     private let service = APIService(name: "svc", baseURL: URL(string: "https://a.example")!)
 
     private func request() -> CourierRequest {
@@ -117,6 +118,7 @@ import Testing
             ("tags", { $0.tags.insert("t") }, { $0.tags == ["t"] }),
             ("interceptors", { $0.interceptors.append(SetHeaders([:])) }, { $0.interceptors.count == 1 }),
             ("isReplayable", { $0.isReplayable = false }, { !$0.isReplayable }),
+            ("options", { $0.options[PageSize.self] = 50 }, { $0.options[PageSize.self] == 50 }),
             ("requestHints", { $0.requestHints.rootName = "root" }, { $0.requestHints.rootName == "root" }),
         ]
         for write in writes {
@@ -127,6 +129,7 @@ import Testing
             #expect(original.name == "list" && original.module.name == "users" && original.method == .get)
             #expect(original.path == "/users" && original.query == [QueryItem("page", "1")] && original.tags.isEmpty)
             #expect(original.interceptors.isEmpty && original.headers.isEmpty && original.requestHints.rootName == nil)
+            #expect(original.options[PageSize.self] == 20)
         }
     }
 
