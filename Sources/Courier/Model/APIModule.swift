@@ -167,12 +167,19 @@ public protocol OptionKey {
 }
 
 extension Dictionary where Key == ObjectIdentifier, Value == any Sendable {
+    /// The value stored under the key type `key` in a table keyed by types (options, ``CallStorage``), if it is a
+    /// `T`. Most tables are empty and most keys unset: an empty table is not hashed into, and an absent value is
+    /// not cast (a dynamic cast of `nil` costs as much as one of a value).
+    @inline(__always)
+    func stored<T>(_ key: Any.Type, as type: T.Type) -> T? {
+        guard !isEmpty, let stored = self[ObjectIdentifier(key)] else { return nil }
+        return stored as? T
+    }
+
     /// The value stored for option `key` in a table of options (``EndpointOptions``, ``CodingHints``), else its
-    /// default. Most options are unset: an empty table is not searched, and an absent value is not cast (a
-    /// dynamic cast of `nil` costs as much as one of a value).
+    /// default.
     func option<K: OptionKey>(_ key: K.Type) -> K.Value {
-        guard !isEmpty, let stored = self[ObjectIdentifier(key)] else { return K.defaultValue }
-        return stored as? K.Value ?? K.defaultValue
+        stored(key, as: K.Value.self) ?? K.defaultValue
     }
 }
 

@@ -181,10 +181,7 @@ public struct Endpoint: Sendable {
         var requestHints: CodingHints
     }
 
-    private mutating func uniqueStorage() -> CopyOnWriteBox<Fields> {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        return storage
-    }
+    private mutating func uniqueStorage() -> CopyOnWriteBox<Fields> { CopyOnWriteBox.unique(&storage) }
 
     /// An endpoint.
     public init(

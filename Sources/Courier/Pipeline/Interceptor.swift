@@ -151,54 +151,53 @@ public struct InterceptorNext: Sendable {
 public struct InterceptorContext: Sendable {
     /// The call's identifier.
     public var callID: CallID {
-        get { fields.callID }
-        set { uniqueFields().callID = newValue }
+        get { box.fields.callID }
+        set { uniqueBox().fields.callID = newValue }
     }
     /// The endpoint being called.
     public var endpoint: Endpoint {
-        get { fields.endpoint }
-        set { uniqueFields().endpoint = newValue }
+        get { box.fields.endpoint }
+        set { uniqueBox().fields.endpoint = newValue }
     }
     /// The endpoint's module.
-    public var module: APIModule { fields.endpoint.module }
+    public var module: APIModule { box.fields.endpoint.module }
     /// The client's codecs (for interceptors that re-encode bodies).
     public var codecs: CodecSet {
-        get { fields.codecs }
-        set { uniqueFields().codecs = newValue }
+        get { box.fields.codecs }
+        set { uniqueBox().fields.codecs = newValue }
     }
     /// The client's logger, with the call id in its metadata.
     public var logger: Logger {
-        get { fields.logger }
-        set { uniqueFields().logger = newValue }
+        get { box.fields.logger }
+        set { uniqueBox().fields.logger = newValue }
     }
     /// The clock interceptors should use for delays and timing (injectable for tests).
     public var clock: any Clock<Duration> {
-        get { fields.clock }
-        set { uniqueFields().clock = newValue }
+        get { box.fields.clock }
+        set { uniqueBox().fields.clock = newValue }
     }
     /// Set by the ``CourierClient`` so work started with ``startBackgroundWork(_:)`` is tracked and cancellable.
     var backgroundStarter: BackgroundStarter? {
-        get { fields.backgroundStarter }
-        set { uniqueFields().backgroundStarter = newValue }
+        get { box.fields.backgroundStarter }
+        set { uniqueBox().fields.backgroundStarter = newValue }
     }
     /// State shared by every stage of this call (one per call, across retries and replays).
-    public var storage: CallStorage { fields.storage }
+    public var storage: CallStorage { box.fields.storage }
     /// Set by the ``CourierClient`` for typed calls: turns the outcome's value into the caller's model (run by the
     /// built-in `result` stage, so observers see a decoding failure as the call's failure).
     var resultDecoder: (@Sendable (Value) throws -> any Sendable)? {
-        get { fields.resultDecoder }
-        set { uniqueFields().resultDecoder = newValue }
+        get { box.fields.resultDecoder }
+        set { uniqueBox().fields.resultDecoder = newValue }
     }
     /// Set by the ``CourierClient``: where the call's transfer progress is published (``Call/progress``).
     var progress: ProgressChannel? {
-        get { fields.progress }
-        set { uniqueFields().progress = newValue }
+        get { box.fields.progress }
+        set { uniqueBox().fields.progress = newValue }
     }
 
-    /// The context's fields in one box, copied on write: every stage of a call receives the context, and
-    /// copying one reference is much cheaper than copying an endpoint, a logger and a codec set.
-    private final class Fields: @unchecked Sendable {
-        // Mutated only through `uniqueFields()`, when this box is not shared.
+    /// The context's fields, in one box copied on write (``CopyOnWriteBox``): every stage of a call receives the
+    /// context, and copying one reference is much cheaper than copying an endpoint, a logger and a codec set.
+    private struct Fields: Sendable {
         var callID: CallID
         var endpoint: Endpoint
         var codecs: CodecSet
@@ -208,35 +207,11 @@ public struct InterceptorContext: Sendable {
         let storage: CallStorage
         var resultDecoder: (@Sendable (Value) throws -> any Sendable)?
         var progress: ProgressChannel?
-
-        init(
-            callID: CallID, endpoint: Endpoint, codecs: CodecSet, logger: Logger, clock: any Clock<Duration>,
-            storage: CallStorage
-        ) {
-            self.callID = callID
-            self.endpoint = endpoint
-            self.codecs = codecs
-            self.logger = logger
-            self.clock = clock
-            self.storage = storage
-        }
-
-        func copy() -> Fields {
-            let copy = Fields(
-                callID: callID, endpoint: endpoint, codecs: codecs, logger: logger, clock: clock, storage: storage)
-            copy.backgroundStarter = backgroundStarter
-            copy.resultDecoder = resultDecoder
-            copy.progress = progress
-            return copy
-        }
     }
 
-    private var fields: Fields
+    private var box: CopyOnWriteBox<Fields>
 
-    private mutating func uniqueFields() -> Fields {
-        if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-        return fields
-    }
+    private mutating func uniqueBox() -> CopyOnWriteBox<Fields> { CopyOnWriteBox.unique(&box) }
 
     /// Publishes `progress` on the call's handle (``Call/progress``); reports that go backwards are dropped.
     /// The pipeline reports streamed bodies itself; a stage that moves bytes of its own can report too.
@@ -250,8 +225,10 @@ public struct InterceptorContext: Sendable {
         logger: Logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() }),
         clock: any Clock<Duration> = ContinuousClock()
     ) {
-        fields = Fields(
-            callID: callID, endpoint: endpoint, codecs: codecs, logger: logger, clock: clock, storage: CallStorage())
+        box = CopyOnWriteBox(
+            Fields(
+                callID: callID, endpoint: endpoint, codecs: codecs, logger: logger, clock: clock,
+                backgroundStarter: nil, storage: CallStorage(), resultDecoder: nil, progress: nil))
     }
 
     /// Registers `handler` to see every request exactly as the transport is given it (after shaping,
@@ -365,11 +342,7 @@ public final class CallStorage: Sendable {
     /// The value stored under `key`, if any.
     public subscript<Key: CallStorageKey>(key: Key.Type) -> Key.Value? {
         get {
-            state.withLock { state in
-                // Most calls store nothing: skip hashing the key.
-                guard !state.values.isEmpty, let stored = state.values[ObjectIdentifier(key)] else { return nil }
-                return stored as? Key.Value
-            }
+            state.withLock { $0.values.stored(key, as: Key.Value.self) }
         }
         set { state.withLock { $0.values[ObjectIdentifier(key)] = newValue } }
     }
@@ -385,7 +358,7 @@ public final class CallStorage: Sendable {
         _ key: Key.Type, default defaultValue: Key.Value, _ body: (inout Key.Value) -> R
     ) -> R {
         state.withLock { state in
-            var value = state.values[ObjectIdentifier(key)].flatMap { $0 as? Key.Value } ?? defaultValue
+            var value = state.values.stored(key, as: Key.Value.self) ?? defaultValue
             let result = body(&value)
             state.values[ObjectIdentifier(key)] = value
             return result

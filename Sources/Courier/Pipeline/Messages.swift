@@ -103,10 +103,7 @@ public struct CourierRequest: Sendable {
         var responseSink: (any ResponseBodySink)?
     }
 
-    private mutating func uniqueStorage() -> CopyOnWriteBox<Fields> {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        return storage
-    }
+    private mutating func uniqueStorage() -> CopyOnWriteBox<Fields> { CopyOnWriteBox.unique(&storage) }
 
     /// A request.
     public init(
@@ -207,10 +204,7 @@ public struct CourierResponse: Sendable {
         var redirects: [RedirectHop] = []
     }
 
-    private mutating func uniqueStorage() -> CopyOnWriteBox<Fields> {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        return storage
-    }
+    private mutating func uniqueStorage() -> CopyOnWriteBox<Fields> { CopyOnWriteBox.unique(&storage) }
 
     /// A response.
     public init(
