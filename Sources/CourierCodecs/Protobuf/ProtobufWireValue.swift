@@ -103,14 +103,22 @@ final class ProtobufWireReader {
     @inline(__always)
     func key(_ offset: inout Int, end: Int) throws(WireAnomaly) -> (number: UInt32, wire: UInt8) {
         let start = offset
-        let key = try varint(&offset, end: end)
-        let length = offset - start
-        guard length <= 5, length == 1 || bytes[offset - 1] != 0, key <= UInt64(UInt32.max) else {
-            throw WireAnomaly()
+        guard start < end else { throw WireAnomaly() }
+        let first = bytes[start]
+        let key: UInt64
+        if first < 0x80 {
+            // Fields 1 to 15: the key is one byte.
+            offset = start + 1
+            key = UInt64(first)
+        } else {
+            key = try varint(&offset, end: end)
+            let length = offset - start
+            guard length <= 5, bytes[offset - 1] != 0, key <= UInt64(UInt32.max) else { throw WireAnomaly() }
         }
         let number = UInt32(truncatingIfNeeded: key >> 3)
         let wire = UInt8(key & 7)
-        guard number != 0, wire == 0 || wire == 1 || wire == 2 || wire == 5 else { throw WireAnomaly() }
+        // Wire types 0, 1, 2 and 5 (bits of 0b10_0111).
+        guard number != 0, (0b10_0111 as UInt8) >> wire & 1 != 0 else { throw WireAnomaly() }
         return (number, wire)
     }
 
@@ -118,11 +126,18 @@ final class ProtobufWireReader {
     @inline(__always)
     func lengthDelimited(_ offset: inout Int, end: Int) throws(WireAnomaly) -> Range<Int> {
         let start = offset
-        let length = try varint(&offset, end: end)
-        let size = offset - start
-        guard size <= 4, size == 1 || bytes[offset - 1] != 0, length <= UInt64(end - offset) else {
-            throw WireAnomaly()
+        guard start < end else { throw WireAnomaly() }
+        let first = bytes[start]
+        let length: UInt64
+        if first < 0x80 {
+            // Under 128 bytes: the length is one byte.
+            offset = start + 1
+            length = UInt64(first)
+        } else {
+            length = try varint(&offset, end: end)
+            guard offset - start <= 4, bytes[offset - 1] != 0 else { throw WireAnomaly() }
         }
+        guard length <= UInt64(end - offset) else { throw WireAnomaly() }
         let payload = offset..<(offset + Int(length))
         offset = payload.upperBound
         return payload
