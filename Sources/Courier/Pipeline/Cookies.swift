@@ -1,5 +1,5 @@
 public import Foundation
-public import HTTPTypes
+import HTTPTypes
 
 /// A cookie as a ``CookieStore`` keeps it (RFC 6265).
 public struct Cookie: Hashable, Sendable, Codable, CustomStringConvertible {
