@@ -98,23 +98,30 @@ final class ProtobufWireReader {
         }
     }
 
+    /// A varint in canonical form (at most `maxBytes` bytes, no trailing zero byte, at most 32 bits) that is usually
+    /// one byte long: a key (fields 1 to 15) or a length (under 128 bytes). That byte is read without the general
+    /// path.
+    @inline(__always)
+    func minimalVarint(_ offset: inout Int, end: Int, maxBytes: Int) throws(WireAnomaly) -> UInt64 {
+        let start = offset
+        guard start < end else { throw WireAnomaly() }
+        let first = bytes[start]
+        if first < 0x80 {
+            offset = start + 1
+            return UInt64(first)
+        }
+        let value = try varint(&offset, end: end)
+        guard offset - start <= maxBytes, bytes[offset - 1] != 0, value <= UInt64(UInt32.max) else {
+            throw WireAnomaly()
+        }
+        return value
+    }
+
     /// A field key in canonical form: at most 5 bytes, minimal, a number above 0 and a wire type protobuf-c
     /// knows (no groups).
     @inline(__always)
     func key(_ offset: inout Int, end: Int) throws(WireAnomaly) -> (number: UInt32, wire: UInt8) {
-        let start = offset
-        guard start < end else { throw WireAnomaly() }
-        let first = bytes[start]
-        let key: UInt64
-        if first < 0x80 {
-            // Fields 1 to 15: the key is one byte.
-            offset = start + 1
-            key = UInt64(first)
-        } else {
-            key = try varint(&offset, end: end)
-            let length = offset - start
-            guard length <= 5, bytes[offset - 1] != 0, key <= UInt64(UInt32.max) else { throw WireAnomaly() }
-        }
+        let key = try minimalVarint(&offset, end: end, maxBytes: 5)
         let number = UInt32(truncatingIfNeeded: key >> 3)
         let wire = UInt8(key & 7)
         // Wire types 0, 1, 2 and 5 (bits of 0b10_0111).
@@ -125,18 +132,7 @@ final class ProtobufWireReader {
     /// A length prefix (minimal, under 4 bytes of length) and the payload range after it.
     @inline(__always)
     func lengthDelimited(_ offset: inout Int, end: Int) throws(WireAnomaly) -> Range<Int> {
-        let start = offset
-        guard start < end else { throw WireAnomaly() }
-        let first = bytes[start]
-        let length: UInt64
-        if first < 0x80 {
-            // Under 128 bytes: the length is one byte.
-            offset = start + 1
-            length = UInt64(first)
-        } else {
-            length = try varint(&offset, end: end)
-            guard offset - start <= 4, bytes[offset - 1] != 0 else { throw WireAnomaly() }
-        }
+        let length = try minimalVarint(&offset, end: end, maxBytes: 4)
         guard length <= UInt64(end - offset) else { throw WireAnomaly() }
         let payload = offset..<(offset + Int(length))
         offset = payload.upperBound
