@@ -203,10 +203,10 @@ public struct InterceptorContext: Sendable {
         var codecs: CodecSet
         var logger: Logger
         var clock: any Clock<Duration>
-        var backgroundStarter: BackgroundStarter?
+        var backgroundStarter: BackgroundStarter? = nil
         let storage: CallStorage
-        var resultDecoder: (@Sendable (Value) throws -> any Sendable)?
-        var progress: ProgressChannel?
+        var resultDecoder: (@Sendable (Value) throws -> any Sendable)? = nil
+        var progress: ProgressChannel? = nil
     }
 
     private var box: CopyOnWriteBox<Fields>
@@ -226,9 +226,7 @@ public struct InterceptorContext: Sendable {
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         box = CopyOnWriteBox(
-            Fields(
-                callID: callID, endpoint: endpoint, codecs: codecs, logger: logger, clock: clock,
-                backgroundStarter: nil, storage: CallStorage(), resultDecoder: nil, progress: nil))
+            Fields(callID: callID, endpoint: endpoint, codecs: codecs, logger: logger, clock: clock, storage: CallStorage()))
     }
 
     /// Registers `handler` to see every request exactly as the transport is given it (after shaping,
