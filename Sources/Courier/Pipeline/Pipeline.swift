@@ -205,6 +205,14 @@ public struct Pipeline: Sendable {
         } else {
             (head, body) = try await transport.send(request.head, body: request.body, options: options)
         }
+        return Self.response(head, body)
+    }
+
+    /// The transport's answer as a response of the `network` source, its format read from its content type. Out
+    /// of line: inlined, the content type's parsing would widen ``exchange(_:_:_:)``'s frame, which every call
+    /// keeps while the transport answers.
+    @inline(never)
+    private static func response(_ head: HTTPResponse, _ body: Data) -> CourierResponse {
         let format = head.headerFields.contentType.flatMap(ContentFormat.init(contentType:))
         return CourierResponse(head: head, body: body, format: format, source: .network)
     }
