@@ -100,6 +100,35 @@ import Testing
         #expect(sent.withLock { $0 } == 2)           // "a" twice shared one exchange; "b" had its own
     }
 
+    /// A shared exchange's failure reaches every call that waits for it, and the next identical call has its own.
+    @Test(.timeLimit(.minutes(1))) func aSharedExchangesFailureReachesEveryIdenticalCall() async throws {
+        let sent = Locked(0)
+        let transport = InMemoryTransport { _, _ in
+            sent.withLock { $0 += 1 }
+            try await Task.sleep(for: .milliseconds(300))
+            return (HTTPResponse(status: .serviceUnavailable), Data())
+        }
+        let client = CourierClient(transport: transport)
+        var endpoint = Self.endpoint
+        endpoint.duplicatePolicy = .share
+        func code(_ call: Call<Value>) async -> CourierError.Code? {
+            do {
+                _ = try await call.reply
+                return nil
+            } catch {
+                return (error as? CourierError)?.code
+            }
+        }
+        let calls = (0..<3).map { _ in client.dispatch(endpoint) }
+        var codes: [CourierError.Code?] = []
+        for call in calls { codes.append(await code(call)) }
+        #expect(codes == Array(repeating: .http(status: 503), count: 3))
+        #expect(sent.withLock { $0 } == 1)
+        // The failed exchange is shared no longer: the next identical call sends again.
+        #expect(await code(client.dispatch(endpoint)) == .http(status: 503))
+        #expect(sent.withLock { $0 } == 2)
+    }
+
     @Test func pathsParseAsTheyRender() {
         #expect(PathComponent.parse("data.items[0].name") == ["data", "items", 0, "name"])
         #expect(PathComponent.parse("data.items.0.name") == ["data", "items", 0, "name"])
