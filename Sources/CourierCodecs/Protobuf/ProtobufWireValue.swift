@@ -130,7 +130,7 @@ final class ProtobufWireReader {
         return (number, wire)
     }
 
-    /// A length prefix (minimal, under 4 bytes of length) and the payload range after it.
+    /// A length prefix (minimal, at most 4 bytes) and the payload range after it.
     @inline(__always)
     func lengthDelimited(_ offset: inout Int, end: Int) throws(WireAnomaly) -> Range<Int> {
         let length = try minimalVarint(&offset, end: end, maxBytes: 4)
