@@ -497,6 +497,127 @@ enum ProtobufDifferential {
         }
     }
 
+    /// The slots the checking pass records for the typed decoder are, message by message, what indexing the
+    /// message finds: for generated messages, mutated ones, messages checked out of byte order (recording
+    /// stops) and a page of empty users, nine slots and entries per two bytes, that runs the tape's budget out
+    /// (recording stops part way; the messages after it are indexed, and the typed decode still answers as the
+    /// pivot does).
+    @Test func recordedSlotsAreWhatIndexingFinds() throws {
+        /// Compares every message of the tree under `layout` with its index; returns (messages, recorded).
+        func compare(_ codec: ProtobufCodec, _ data: Data, _ hints: CodingHints) throws -> (Int, Int)? {
+            let layout = try codec.layout(for: hints)
+            return data.withUnsafeBytes { raw -> (Int, Int)? in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                let reader = ProtobufWireReader(bytes: bytes, runtime: codec.schema.runtime, options: codec.options)
+                reader.startBudget(layout)
+                reader.startRecording()
+                guard (try? reader.check(layout, 0..<bytes.count, depth: 1)) != nil else { return nil }
+                reader.counting = false
+                var messages = 0
+                var recorded = 0
+                func walk(_ layout: MessageLayout, _ range: Range<Int>) throws(WireAnomaly) {
+                    let indexed = try reader.index(layout, range)
+                    var slots: [WireSlot] = []
+                    try reader.slots(of: layout, range, into: &slots)
+                    messages += 1
+                    if reader.recordedBase(layout, range.lowerBound) != nil { recorded += 1 }
+                    #expect(slots.map { [$0.keyStart, $0.valueStart, $0.count] }
+                        == indexed.slots.map { [$0.keyStart, $0.valueStart, $0.count] })
+                    for (i, f) in layout.hot.enumerated() where f.type == .message && !f.isMap {
+                        let sub = reader.runtime.messages[f.messageIndex]
+                        try reader.forEachOccurrence(indexed, i) { (start, _) throws(WireAnomaly) in
+                            var offset = start
+                            try walk(sub, try reader.lengthDelimited(&offset, end: range.upperBound))
+                        }
+                    }
+                }
+                do throws(WireAnomaly) {
+                    try walk(layout, 0..<bytes.count)
+                } catch {
+                    Issue.record("a checked input failed to index")
+                }
+                return (messages, recorded)
+            }
+        }
+        // Generated and real messages: every message recorded.
+        let users = try Self.fixture("users_10.pb")
+        let counts = try #require(try compare(demo, users, listHints))
+        #expect(counts == (22, 22))
+        for seed in 0..<30 {
+            var generator = ProtobufValueGenerator(schema: ProtobufTestSupport.kitchen, seed: UInt64(seed))
+            for type in ["kitchen.KitchenSink", "kitchen.Node", "legacy.Legacy"] {
+                let hints = ProtobufTestSupport.hints(type)
+                let bytes = try kitchen.encode(generator.value(for: type), hints: hints)
+                _ = try compare(kitchen, bytes, hints)
+            }
+        }
+        // Mutated messages (duplicated runs put fields and messages out of order).
+        var random = SeededRandom(seed: 4242)
+        for _ in 0..<300 {
+            var bytes = Array(users)
+            let at = random.below(bytes.count)
+            let end = min(bytes.count, at + random.below(24) + 1)
+            bytes.insert(contentsOf: bytes[at..<end], at: at)
+            _ = try compare(demo, Data(bytes), listHints)
+        }
+        // Out of byte order (as when `check` indexes a message of proto2 `required` fields and checks its messages
+        // field by field): a message checked after a later one is not recorded, and recording stops.
+        let layout = try demo.layout(for: listHints)
+        let pageLayout = demo.schema.runtime.messages[layout.hot[2].messageIndex]
+        let userLayout = demo.schema.runtime.messages[pageLayout.hot[2].messageIndex]
+        let pageBytes = users.withUnsafeBytes { raw -> [Range<Int>] in
+            let reader = ProtobufWireReader(
+                bytes: raw.bindMemory(to: UInt8.self), runtime: demo.schema.runtime, options: demo.options)
+            guard let root = try? reader.index(layout, 0..<users.count) else { return [] }
+            var offset = root.slots[2].valueStart
+            guard let data = try? reader.lengthDelimited(&offset, end: users.count),
+                let page = try? reader.index(pageLayout, data)
+            else { return [] }
+            var ranges: [Range<Int>] = []
+            try? reader.forEachOccurrence(page, 2) { (start, _) throws(WireAnomaly) in
+                var at = start
+                ranges.append(try reader.lengthDelimited(&at, end: data.upperBound))
+            }
+            return ranges
+        }
+        #expect(pageBytes.count == 10)
+        users.withUnsafeBytes { raw in
+            let reader = ProtobufWireReader(
+                bytes: raw.bindMemory(to: UInt8.self), runtime: demo.schema.runtime, options: demo.options)
+            reader.startRecording()
+            for range in [pageBytes[5], pageBytes[2], pageBytes[7]] {
+                #expect((try? reader.check(userLayout, range, depth: 3)) != nil)
+            }
+            #expect(reader.recordedBase(userLayout, pageBytes[5].lowerBound) != nil)
+            #expect(reader.recordedBase(userLayout, pageBytes[2].lowerBound) == nil)
+            #expect(reader.recordedBase(userLayout, pageBytes[7].lowerBound) == nil)
+            // A lookup with another type finds nothing either.
+            #expect(reader.recordedBase(pageLayout, pageBytes[5].lowerBound) == nil)
+            for range in [pageBytes[5], pageBytes[2], pageBytes[7]] {
+                var slots: [WireSlot] = []
+                #expect((try? reader.slots(of: userLayout, range, into: &slots)) != nil)
+                let indexed = try? reader.index(userLayout, range)
+                #expect(slots.map(\.valueStart) == indexed?.slots.map(\.valueStart))
+            }
+        }
+        // A page of 2,000 empty users: 18,000 slots and entries for 4,000 bytes, past the budget of one per 4 bytes.
+        let empty: [UInt8] = Array(repeating: [0x1A, 0x00], count: 2_000).flatMap { $0 }
+        var length: [UInt8] = []
+        var n = empty.count
+        while n >= 0x80 {
+            length.append(UInt8(n & 0x7F) | 0x80)
+            n >>= 7
+        }
+        length.append(UInt8(n))
+        let page = Data([0x1A] + length + empty)
+        let (messages, recorded) = try #require(try compare(demo, page, listHints))
+        #expect(messages == 2_002)
+        #expect(recorded > 100 && recorded < messages)
+        ProtobufDifferential.checkTyped(PBUserList.self, demo, page, listHints)
+        let decoded = try demo.decode(PBUserList.self, from: page, hints: listHints, decoder: ValueDecoder())
+        #expect(decoded.data?.users.count == 2_000)
+    }
+
     @Test func deepNestingIsBoundedOnTheTypedPath() throws {
         let hints = ProtobufTestSupport.hints("kitchen.Node")
         for levels in [50, 99, 100, 101, 5000] {

@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 // The typed decode path: a `Decoder` that reads a model straight from the wire bytes, message by message
-// (each message indexed in one pass, fields then served by index), without building the `Value` tree.
+// (each message's fields found once, by the checking pass, then served by index), without building the
+// `Value` tree.
 //
 // It answers only when it is sure to answer what the pivot (`ValueDecoder` over the decoded `Value`) does:
 // the whole input is first checked the way the direct `Value` read checks it, any error a model lets escape
@@ -46,7 +47,7 @@ final class ProtobufTypedContext {
             level -= 1
         }
         if isKnownUniquelyReferenced(&spares[depth]), let reused = spares[depth] {
-            try reader.index(layout, payload, into: &reused.message.slots)
+            try reader.slots(of: layout, payload, into: &reused.message.slots)
             reused.message.layout = layout
             reused.message.range = payload
             reused.parent = parent
@@ -55,7 +56,7 @@ final class ProtobufTypedContext {
             return reused
         }
         var slots: [WireSlot] = []
-        try reader.index(layout, payload, into: &slots)
+        try reader.slots(of: layout, payload, into: &slots)
         let made = ProtobufMessageDecoding(
             context: self, message: WireMessage(layout: layout, range: payload, slots: slots), depth: depth,
             parent: parent, component: component)
@@ -697,13 +698,17 @@ extension ProtobufCodec {
         guard data.count <= limits.maximumInputSize else { return nil }
         return data.withUnsafeBytes { raw -> T? in
             let bytes = raw.bindMemory(to: UInt8.self)
-            // One checking pass (framing, UTF-8, limits) over the whole tree; then the reads need not count.
+            // One checking pass (framing, UTF-8, limits) over the whole tree, which records each message's
+            // slots; then the reads need not count, nor index the messages again.
             let reader = ProtobufWireReader(bytes: bytes, runtime: runtime, options: options)
             reader.startBudget(layout)
+            reader.startRecording()
             guard (try? reader.check(layout, 0..<bytes.count, depth: 1)) != nil else { return nil }
             reader.counting = false
             reader.checked = true
-            guard let root = try? reader.index(layout, 0..<bytes.count) else { return nil }
+            var slots: [WireSlot] = []
+            guard (try? reader.slots(of: layout, 0..<bytes.count, into: &slots)) != nil else { return nil }
+            let root = WireMessage(layout: layout, range: 0..<bytes.count, slots: slots)
             let context = ProtobufTypedContext(reader: reader, valueDecoder: decoder)
             let top = ProtobufMessageDecoding(context: context, message: root, depth: 1, parent: nil, component: nil)
             defer { context.spares.removeAll() }

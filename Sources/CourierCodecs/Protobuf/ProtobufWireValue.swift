@@ -51,6 +51,21 @@ final class ProtobufWireReader {
     /// Per nesting level, the member names last built for a message that left fields out (the messages of
     /// one level are mostly of one type and leave out the same fields: they share one names array).
     @exclusivity(unchecked) private var emittedNames: [(layout: ObjectIdentifier, omitted: UInt64, names: [String])] = []
+    /// The slots ``check(_:_:depth:)`` recorded (see ``startRecording()``): each message's ``WireSlot``s side by
+    /// side, so that the typed decoder need not index a message again. Raw storage: `check` writes a slot per
+    /// field it meets, without the array's checks (the regions are within `tapeCount`, by construction).
+    @exclusivity(unchecked) private var tape: UnsafeMutablePointer<WireSlot>? = nil
+    @exclusivity(unchecked) private var tapeCount = 0
+    @exclusivity(unchecked) private var tapeCapacity = 0
+    /// The messages on the tape, in the order checked, which is the order of their payloads' first bytes: where
+    /// each payload starts, its type and where its slots start on the tape.
+    @exclusivity(unchecked) private var recorded: [(start: Int, layout: ObjectIdentifier, base: Int)] = []
+    /// How many more slots (and entries in ``recorded``) the tape may take; recording stops when it would take
+    /// more (or when a message is checked out of byte order), and the messages left unrecorded are indexed when
+    /// they are read.
+    @exclusivity(unchecked) private var tapeBudget = 0
+    /// Where the last lookup in ``recorded`` found its message (messages are mostly read in byte order).
+    @exclusivity(unchecked) private var lookupHint = 0
 
     init(bytes: UnsafeBufferPointer<UInt8>, runtime: ProtobufRuntime, options: ProtobufCodec.Options) {
         self.bytes = bytes
@@ -58,9 +73,86 @@ final class ProtobufWireReader {
         self.options = options
     }
 
+    deinit {
+        tape?.deallocate()
+    }
+
     /// Starts the count for a root message of type `layout` (the scanner's initial total).
     func startBudget(_ layout: MessageLayout) {
         total = 1 + (options.includeDefaultValues ? layout.fields.count : 0)
+    }
+
+    /// Makes ``check(_:_:depth:)`` record the slots of the messages it checks, for ``slots(of:_:into:)``. The
+    /// tape and its list of messages hold at most one slot or entry per four input bytes, plus 64: about six
+    /// times the input's size in memory at most, however many empty messages of many fields (or of none) the
+    /// input packs in.
+    func startRecording() {
+        tapeBudget = bytes.count / 4 + 64
+        recorded.reserveCapacity(bytes.count / 32 + 8)
+    }
+
+    /// The slots of the message of type `layout` in `payload`, into `slots` (its storage reused when it is the
+    /// only reference): copied from the tape when ``check(_:_:depth:)`` recorded them, else indexed afresh.
+    func slots(of layout: MessageLayout, _ payload: Range<Int>, into slots: inout [WireSlot]) throws(WireAnomaly) {
+        guard let base = recordedBase(layout, payload.lowerBound), let tape else {
+            return try index(layout, payload, into: &slots)
+        }
+        let source = UnsafeBufferPointer(start: tape + base, count: layout.hot.count)
+        if slots.count == source.count {
+            slots.withUnsafeMutableBufferPointer { _ = $0.update(fromContentsOf: source) }
+        } else {
+            slots.removeAll(keepingCapacity: true)
+            slots.append(contentsOf: source)
+        }
+    }
+
+    /// Where the recorded slots of the message of type `layout` whose payload starts at `start` begin on the tape.
+    func recordedBase(_ layout: MessageLayout, _ start: Int) -> Int? {
+        let n = recorded.count
+        var at = lookupHint
+        if !(at < n && recorded[at].start == start) {
+            // Binary search: the starts increase.
+            var low = 0
+            var high = n
+            while low < high {
+                let mid = (low + high) / 2
+                if recorded[mid].start < start { low = mid + 1 } else { high = mid }
+            }
+            guard low < n, recorded[low].start == start else { return nil }
+            at = low
+        }
+        guard recorded[at].layout == ObjectIdentifier(layout) else { return nil }
+        lookupHint = at + 1
+        return recorded[at].base
+    }
+
+    /// Starts recording the message of type `layout` (`count` fields) whose payload starts at `start`: its
+    /// `count` empty slots on the tape, and where they begin; nil when recording has stopped or stops now.
+    private func record(_ layout: MessageLayout, count: Int, at start: Int) -> Int? {
+        // Each message costs its slots and one more, for its entry in `recorded` (a message may have no fields).
+        guard tapeBudget > count, recorded.last.map({ $0.start < start }) ?? true else {
+            tapeBudget = 0
+            return nil
+        }
+        tapeBudget -= count + 1
+        if tapeCount + count > tapeCapacity {
+            // First room for a slot per eight input bytes (typical messages need fewer), then twice as much each
+            // time; never more than the budget allows.
+            let wanted = tapeCapacity == 0 ? bytes.count / 8 + 16 : 2 * tapeCapacity
+            let capacity = min(max(wanted, tapeCount + count), tapeCount + count + tapeBudget)
+            let grown = UnsafeMutablePointer<WireSlot>.allocate(capacity: capacity)
+            if let tape {
+                grown.moveInitialize(from: tape, count: tapeCount)
+                tape.deallocate()
+            }
+            tape = grown
+            tapeCapacity = capacity
+        }
+        let base = tapeCount
+        (tape.unsafelyUnwrapped + base).initialize(repeating: WireSlot(), count: count)
+        tapeCount += count
+        recorded.append((start, ObjectIdentifier(layout), base))
+        return base
     }
 
     // MARK: primitives
@@ -336,7 +428,10 @@ final class ProtobufWireReader {
         var guess = 0
         var occurrences = 0
         let limits = options.limits
+        // Where this message's slots go on the tape (what `index` would find), while recording.
+        let base = tapeBudget > 0 ? record(layout, count: hot.count, at: range.lowerBound) : nil
         while offset < end {
+            let keyStart = offset
             let (number, wire) = try key(&offset, end: end)
             occurrences += 1
             guard let i = Self.fieldIndex(layout, hot, number, after: guess) else {
@@ -347,6 +442,14 @@ final class ProtobufWireReader {
             guess = i + 1
             let f = hot[i]
             let bit: UInt64 = 1 << UInt64(i)
+            if let base {
+                let slot = tape.unsafelyUnwrapped + (base + i)
+                if slot.pointee.count == 0 {
+                    slot.pointee = WireSlot(keyStart: keyStart, valueStart: offset, count: 1)
+                } else {
+                    slot.pointee.count += 1
+                }
+            }
             if f.storage != .repeated {
                 guard seen & bit == 0 else { throw WireAnomaly() }
                 seen |= bit
