@@ -342,18 +342,29 @@ final class ProtobufMessageDecoding: ProtobufPathNode, Decoder, SingleValueDecod
     /// The emitted field named `name`, if any.
     @inline(__always)
     func find(_ name: String) -> Int? {
-        let names = message.layout.jsonNames
+        let layout = message.layout
         let i: Int
-        if hint < names.count, names[hint] == name {
+        if hint < layout.jsonNames.count, Self.equal(layout.jsonNames[hint], name) {
             i = hint
-        } else if let found = message.layout.jsonIndex[name] {
+        } else if let found = layout.jsonIndex[name] {
             i = found
         } else {
             return nil
         }
-        guard (try? context.reader.isEmitted(message, i)) == true else { return nil }
+        // Trivial values only across the call: no reference counting.
+        let f = layout.hot[i]
+        let slot = message.slots[i]
+        let end = message.range.upperBound
+        guard (try? context.reader.isEmitted(f, slot, end: end)) == true else { return nil }
         hint = i + 1
         return i
+    }
+
+    /// `a == b`, first by their bits: equal bits are equal strings, and the short names of a schema and of
+    /// `CodingKeys` are both inline strings (equal exactly when their bits are).
+    @inline(__always)
+    static func equal(_ a: String, _ b: String) -> Bool {
+        unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self) || a == b
     }
 
     /// Decodes `T` from field `i`.

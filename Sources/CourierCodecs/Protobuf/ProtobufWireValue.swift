@@ -580,15 +580,19 @@ final class ProtobufWireReader {
     /// Whether field `i` of `message` appears in its `Value` (the walker's presence rules).
     @inline(__always)
     func isEmitted(_ message: WireMessage, _ i: Int) throws(WireAnomaly) -> Bool {
-        let f = message.layout.hot[i]
-        let slot = message.slots[i]
+        try isEmitted(message.layout.hot[i], message.slots[i], end: message.range.upperBound)
+    }
+
+    /// Whether field `f`, found at `slot` in a message ending at `end`, appears in its `Value`.
+    @inline(__always)
+    func isEmitted(_ f: HotField, _ slot: WireSlot, end: Int) throws(WireAnomaly) -> Bool {
         switch f.storage {
         case .repeated: return slot.count > 0 || options.includeDefaultValues
         case .implicit:
             if f.type == .message { return slot.count > 0 }
             if slot.count == 0 { return options.includeDefaultValues }
             if options.includeDefaultValues { return true }
-            return try !isZero(slot.valueStart, f, end: message.range.upperBound)
+            return try !isZero(slot.valueStart, f, end: end)
         case .hasFlag, .pointer, .oneof, .required: return slot.count > 0
         }
     }
