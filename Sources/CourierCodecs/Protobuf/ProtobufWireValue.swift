@@ -88,7 +88,8 @@ final class ProtobufWireReader {
     /// input packs in.
     func startRecording() {
         tapeBudget = bytes.count / 4 + 64
-        recorded.reserveCapacity(bytes.count / 32 + 8)
+        // Room for a message per 32 input bytes, up to 8,192 of them (a large input may hold few messages).
+        recorded.reserveCapacity(min(bytes.count / 32 + 8, 8192))
     }
 
     /// The slots of the message of type `layout` in `payload`, into `slots` (its storage reused when it is the
@@ -136,9 +137,9 @@ final class ProtobufWireReader {
         }
         tapeBudget -= count + 1
         if tapeCount + count > tapeCapacity {
-            // First room for a slot per eight input bytes (typical messages need fewer), then twice as much each
-            // time; never more than the budget allows.
-            let wanted = tapeCapacity == 0 ? bytes.count / 8 + 16 : 2 * tapeCapacity
+            // First room for a slot per eight input bytes (typical messages need fewer), up to 32,768 slots (a
+            // large input may hold few messages), then twice as much each time; never more than the budget allows.
+            let wanted = tapeCapacity == 0 ? min(bytes.count / 8 + 16, 32768) : 2 * tapeCapacity
             let capacity = min(max(wanted, tapeCount + count), tapeCount + count + tapeBudget)
             let grown = UnsafeMutablePointer<WireSlot>.allocate(capacity: capacity)
             if let tape {
