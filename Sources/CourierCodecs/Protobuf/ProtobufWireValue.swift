@@ -16,6 +16,17 @@ struct WireSlot {
     var valueStart: Int = 0
     /// Occurrences (packed runs count once).
     var count: Int = 0
+
+    /// Counts one more occurrence of the field, whose key is at `keyStart` and value at `valueStart`: kept
+    /// when it is the first.
+    @inline(__always)
+    mutating func add(keyStart: Int, valueStart: Int) {
+        if count == 0 {
+            self = WireSlot(keyStart: keyStart, valueStart: valueStart, count: 1)
+        } else {
+            count += 1
+        }
+    }
 }
 
 /// One indexed message: its type, its bytes and one ``WireSlot`` per field (field-number order).
@@ -337,12 +348,8 @@ final class ProtobufWireReader {
             } else {
                 throw WireAnomaly()
             }
-            if slots[i].count == 0 {
-                slots[i] = WireSlot(keyStart: keyStart, valueStart: valueStart, count: 1)
-            } else {
-                guard f.storage == .repeated else { throw WireAnomaly() }
-                slots[i].count += 1
-            }
+            guard slots[i].count == 0 || f.storage == .repeated else { throw WireAnomaly() }
+            slots[i].add(keyStart: keyStart, valueStart: valueStart)
             if f.storage == .oneof {
                 let group = layout.fields[i].oneofIndex
                 guard group < 64, oneofs & (1 << UInt64(group)) == 0 else { throw WireAnomaly() }
@@ -443,14 +450,7 @@ final class ProtobufWireReader {
             guess = i + 1
             let f = hot[i]
             let bit: UInt64 = 1 << UInt64(i)
-            if let base {
-                let slot = tape.unsafelyUnwrapped + (base + i)
-                if slot.pointee.count == 0 {
-                    slot.pointee = WireSlot(keyStart: keyStart, valueStart: offset, count: 1)
-                } else {
-                    slot.pointee.count += 1
-                }
-            }
+            if let base { tape.unsafelyUnwrapped[base + i].add(keyStart: keyStart, valueStart: offset) }
             if f.storage != .repeated {
                 guard seen & bit == 0 else { throw WireAnomaly() }
                 seen |= bit
