@@ -148,13 +148,17 @@ def table(results):
     send_mallocs = percentile(results, "chain.send10 - Courier", MALLOCS)
     untimed_mallocs = percentile(results, "chain.send10.untimed - Courier", MALLOCS)
     steady = percentile(results, "chain.send10.steady - Courier", TIME)
-    if send is None or untimed is None:
+    # The verdict reads the steady figure: calls back to back, each sample's time over its 1,000 calls, as the
+    # issue measured its 49.7 µs. A sample of one call also times what the harness does to start it: each async
+    # sample is a new task, started from a Dispatch thread on a pool thread that has just woken, and the
+    # in-memory transport alone shows the same twofold gap between its median and its fastest sample.
+    if send is None or untimed is None or steady is None:
         complete = False
         cell, verdict = "—", "not run"
     else:
-        cell = f"{send:.1f} µs ({untimed:.1f} µs without its timeout emulation"
-        cell += ")" if steady is None else f"; {steady:.1f} µs steady, 1,000 calls back to back)"
-        verdict = "met" if send <= 10 else "**missed**"
+        cell = (f"{steady:.1f} µs, 1,000 calls back to back (one call per sample: {send:.1f} µs, "
+                f"{untimed:.1f} µs without its timeout emulation)")
+        verdict = "met" if steady <= 10 else "**missed**"
     floor_note = "" if floor is None else f"; transport alone {floor:.1f} µs"
     lines.append(f"| whole `send()` through 10 no-op interceptors, in-memory transport{floor_note} | {cell} | — | "
                  f"≤ 10 µs | {verdict} | {fmt_count(send_mallocs)} ({fmt_count(untimed_mallocs)} untimed) |")
@@ -185,7 +189,10 @@ def table(results):
         p0_lines.append(f"| {label} | {cells[0]} | {cells[1]} | ≥ {target:g}× |")
     fastest = percentile(results, "chain.send10 - Courier", TIME, "0.0")
     if fastest is not None:
-        p0_lines.append(f"| whole `send()` through 10 no-op interceptors (fastest call) | {fastest:.1f} µs | — | ≤ 10 µs |")
+        steady_fastest = percentile(results, "chain.send10.steady - Courier", TIME, "0.0")
+        steady_cell = "" if steady_fastest is None else f"{steady_fastest:.1f} µs back to back; "
+        p0_lines.append(f"| whole `send()` through 10 no-op interceptors | {steady_cell}{fastest:.1f} µs one call "
+                        "per sample | — | ≤ 10 µs |")
     lines += p0_lines
     return lines, complete
 
