@@ -32,6 +32,41 @@ import Testing
         #expect(try #require(XMLTapeReader.read(both, shape: shape, limits: DecodingLimits(), decoder: snake)).keyNamesCollide)
     }
 
+    /// Texts and attribute values of 0 to 20 bytes, ASCII and not, are the strings the standard library makes of
+    /// their bytes: the same UTF-8, scalars and ASCII-ness, typed and as a `Value` (short ones are built in
+    /// String's inline layout straight from the bytes).
+    @Test func shortTextsAreTheStandardLibrarysStrings() throws {
+        struct Leaf: Codable, Equatable { var t: String }
+        let pieces = ["a", "é", "€", "😀", "z", "0"]
+        var checked = 0
+        for length in 0...20 {
+            for start in 0..<pieces.count {
+                var text = ""
+                var k = start
+                while text.utf8.count < length {
+                    let piece = pieces[k % pieces.count]
+                    text += text.utf8.count + piece.utf8.count <= length ? piece : "x"
+                    k += 1
+                }
+                let wanted = String(decoding: Array(text.utf8), as: UTF8.self)
+                let xml = Data("<r a=\"\(text)\"><t>\(text)</t></r>".utf8)
+                let typed = try XMLCodec().decode(Leaf.self, from: xml, hints: CodingHints(), decoder: ValueDecoder())
+                let value = try XMLCodec().decode(xml, hints: CodingHints())
+                for string in [typed.t, value["t"]?.stringValue ?? "-", value["@a"]?.stringValue ?? "-"] {
+                    #expect(Array(string.utf8) == Array(wanted.utf8), "\(length) bytes from piece \(start)")
+                    #expect(Array(string.unicodeScalars) == Array(wanted.unicodeScalars))
+                    #expect(string.utf16.count == wanted.utf16.count && string.count == wanted.count)
+                    #expect(string.hashValue == wanted.hashValue && string == wanted)
+                    if length <= 15 {  // both inline: the same bits, flags included
+                        #expect(unsafeBitCast(string, to: (UInt64, UInt64).self) == unsafeBitCast(wanted, to: (UInt64, UInt64).self))
+                    }
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == 21 * 6 * 3)
+    }
+
     @Test(arguments: ["users_10", "users_5000"])
     func theFixturesNeverFallBack(name: String) throws {
         let data = try Data(contentsOf: Repository.root.appendingPathComponent("Fixtures/\(name).xml"))

@@ -332,7 +332,8 @@ struct ProtobufRawValueBuilder: ~Copyable {
     /// (`JSONParser.smallString`; callers check `JSONParser.smallStringsFromBits` first) without the standard
     /// library validating the bytes again; nil when they are not UTF-8. `validated`: the bytes are known to be
     /// UTF-8 (only whether they are ASCII is read). The bytes are read in two words, past the payload but never
-    /// past `bytes`. Shared by the raw decoder and the schema-guided wire reader.
+    /// past `bytes`, or copied into them when the payload ends less than 16 bytes before the end of `bytes`.
+    /// Shared by the raw decoder, the schema-guided wire reader and the XML readers.
     @inline(__always)
     static func smallString(_ bytes: UnsafeBufferPointer<UInt8>, _ payload: Range<Int>, validated: Bool) -> String? {
         let count = payload.count
@@ -343,9 +344,12 @@ struct ProtobufRawValueBuilder: ~Copyable {
             low = start.loadUnaligned(as: UInt64.self) & Self.lowBytes(count)
             high = start.loadUnaligned(fromByteOffset: 8, as: UInt64.self) & Self.lowBytes(count - 8)
         } else {
-            for (k, byte) in bytes[payload].enumerated() {
-                if k < 8 { low |= UInt64(byte) << (8 * k) } else { high |= UInt64(byte) << (8 * (k - 8)) }
+            // Near the end of `bytes`: the payload is copied into two zeroed words (little-endian, as above).
+            var words: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &words) { words in
+                words.copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[payload])))
             }
+            (low, high) = words
         }
         if (low | high) & 0x8080_8080_8080_8080 == 0 {
             return JSONParser.smallString(low, high, count: count, isASCII: true)

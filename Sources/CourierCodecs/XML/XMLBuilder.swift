@@ -362,7 +362,7 @@ struct XMLBuilder<Output: XMLBuildOutput> {
                 if UnsafeRawBufferPointer(bytes).contains(UInt8(ascii: "&")) {
                     string = XMLParse.decodeAmpersands(bytes)
                 } else {
-                    string = String(decoding: bytes, as: UTF8.self)
+                    string = XMLMapping.string(bytes)
                 }
                 if let uri = attributes[base + 2], xmlStrEqual(uri, XMLParse.xsiURI) != 0,
                     xmlStrEqual(attributes[base], XMLParse.nilName) != 0

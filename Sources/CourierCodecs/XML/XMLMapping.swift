@@ -117,7 +117,7 @@ enum XMLMapping {
             // An empty element where an object is expected is an empty object; other text stays text
             // so that the model decoder can name the mismatch with its own path.
             if trimmed(text).isEmpty { return optional && text.isEmpty ? .null : .object(Value.Object()) }
-            return .string(String(decoding: text, as: UTF8.self))
+            return .string(string(text))
         case .array(let element):
             return try scalar(text, shape: element.unwrapped, optional: optional)
         case .optional(let wrapped):
@@ -147,7 +147,7 @@ enum XMLMapping {
     ) throws(Mismatch) -> Value {
         switch kind {
         case .text:
-            return .string(String(decoding: text, as: UTF8.self))
+            return .string(string(text))
         case .integer:
             let t = trimmed(text)
             if t.isEmpty, optional { return .null }
@@ -163,15 +163,38 @@ enum XMLMapping {
             if t.count == 1 {
                 if t[0] == UInt8(ascii: "1") { return .bool(true) }
                 if t[0] == UInt8(ascii: "0") { return .bool(false) }
-            } else if t.elementsEqual("true".utf8) {
+            } else if equals(t, "true") {
                 return .bool(true)
-            } else if t.elementsEqual("false".utf8) {
+            } else if equals(t, "false") {
                 return .bool(false)
             } else if t.isEmpty, optional {
                 return .null
             }
             throw Mismatch(expected: "a boolean (true, false, 1 or 0)")
         }
+    }
+
+    /// The string of a leaf's text, as `String(decoding:as:)` makes it (ill-formed UTF-8 repaired). Text of at
+    /// most 15 bytes of well-formed UTF-8 is built in String's inline layout directly
+    /// (``ProtobufRawValueBuilder/smallString(_:_:validated:)``), without the standard library's second pass
+    /// over the bytes.
+    @inline(__always)
+    static func string(_ text: UnsafeBufferPointer<UInt8>) -> String {
+        if text.count <= 15, JSONParser.smallStringsFromBits,
+            let small = ProtobufRawValueBuilder.smallString(text, 0..<text.count, validated: false)
+        {
+            return small
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Whether `t` holds exactly the bytes of `word`, compared in place.
+    @inline(__always)
+    static func equals(_ t: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+        guard t.count == word.utf8CodeUnitCount else { return false }
+        let bytes = word.utf8Start
+        for i in 0..<t.count where t[i] != bytes[i] { return false }
+        return true
     }
 
     /// An integer in XML Schema lexical form (`-12`, `+7`, `0042`): `.int`, `.uint` or, beyond 64 bits,
