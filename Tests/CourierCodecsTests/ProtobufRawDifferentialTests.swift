@@ -314,6 +314,28 @@ import Testing
         }
     }
 
+    /// Messages whose numbers go down but whose occurrences of each number are side by side (counted in one pass,
+    /// as most guessed payloads are) and ones where a number comes back after others (grouped), against the
+    /// oracle: runs after the fall, a number seen before the fall coming back on the way up, and 15 to 17
+    /// distinct numbers (the linear look's limit) with and without one coming back.
+    @Test func disorderedMessagesAgree() {
+        func message(_ numbers: [UInt64]) -> [UInt8] {
+            numbers.enumerated().flatMap { k, number in Self.key(number, 0) + [UInt8(k % 100)] }
+        }
+        let orders: [[UInt64]] = [
+            [2, 1], [14, 12], [3, 1, 1, 2], [5, 4, 4, 6, 6, 6], [9, 1, 5, 7], [3, 1, 3], [1, 2, 1], [4, 2, 3, 4],
+            [5, 4, 4, 5], [2, 1, 2, 2], [3, 2, 1, 5, 2],
+            Array((1...15).reversed()), Array((1...16).reversed()), Array((1...17).reversed()),
+            Array((1...15).reversed()) + [15], Array((1...16).reversed()) + [1], Array((1...17).reversed()) + [30],
+        ]
+        for order in orders {
+            let fields = message(order)
+            Self.agree(fields)
+            Self.agree(Self.lengthDelimited(1, fields) + Self.lengthDelimited(1, fields) + Self.key(2, 0) + [0x01])
+            Self.agree(Self.lengthDelimited(3, fields) + Self.lengthDelimited(1, message(order.reversed())))
+        }
+    }
+
     /// The builder's scratch (the run stack and the field numbers share one allocation, 64 runs and 16 numbers
     /// at first) growing while a message is grouped: messages out of order with 15 to 200 distinct numbers
     /// (past the 16-number table and past the run stack's room while the numbers are pushed on it), with

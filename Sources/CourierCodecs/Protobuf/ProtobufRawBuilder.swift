@@ -138,10 +138,13 @@ struct ProtobufRawValueBuilder: ~Copyable {
 
     /// The object of the fields in `tape[from..<to]` when the scan did not record their shape: counted first.
     private mutating func counted(_ from: Int, _ to: Int, depth: Int) -> Value {
-        // Pass 1: the numbers in order of first appearance, when repeats are adjacent (numbers never decrease,
-        // as encoders write them); otherwise the general grouping.
+        // Pass 1: the numbers in order of first appearance, when each number's occurrences are side by side;
+        // otherwise the general grouping. While the numbers only increase (as encoders write them) a new one is
+        // new; once one has gone down (a payload guessed to be a message, often), a number not seen yet is
+        // looked for among at most 16 before it.
         numberCount = 0
         var last: UInt32 = 0
+        var disordered = false
         var i = from
         // The length of each run of one number, on a stack shared with the nested objects built below (only
         // its top moves; the slots above it are reused rather than removed).
@@ -150,7 +153,8 @@ struct ProtobufRawValueBuilder: ~Copyable {
         while i < to {
             let entry = tape[i]
             if entry.number != last {
-                if entry.number < last {
+                if entry.number < last { disordered = true }
+                if disordered, numberCount >= 16 || numberList.contains(entry.number) {
                     runTop = base
                     return grouped(from, to, depth: depth)
                 }
