@@ -174,10 +174,10 @@ enum XMLMapping {
         }
     }
 
-    /// The string of a leaf's text, as `String(decoding:as:)` makes it (ill-formed UTF-8 repaired). Text of at
-    /// most 15 bytes of well-formed UTF-8 is built in String's inline layout directly
-    /// (``ProtobufRawValueBuilder/smallString(_:_:validated:)``), without the standard library's second pass
-    /// over the bytes.
+    /// The string of a text or attribute value, as `String(decoding:as:)` makes it (ill-formed UTF-8 repaired).
+    /// At most 15 bytes of well-formed UTF-8 are put in String's inline layout directly
+    /// (``ProtobufRawValueBuilder/smallString(_:_:validated:)``), bit for bit the string the standard library
+    /// would make, without its general path.
     @inline(__always)
     static func string(_ text: UnsafeBufferPointer<UInt8>) -> String {
         if text.count <= 15, JSONParser.smallStringsFromBits,
