@@ -148,16 +148,19 @@ def table(results):
     send_mallocs = percentile(results, "chain.send10 - Courier", MALLOCS)
     untimed_mallocs = percentile(results, "chain.send10.untimed - Courier", MALLOCS)
     steady = percentile(results, "chain.send10.steady - Courier", TIME)
+    warm = percentile(results, "chain.send10.warm - Courier", TIME)
     # The verdict reads the steady figure: calls back to back, each sample's time over its 1,000 calls, as the
     # issue measured its 49.7 µs. A sample of one call also times what the harness does to start it: each async
     # sample is a new task, started from a Dispatch thread on a pool thread that has just woken, and the
-    # in-memory transport alone shows the same twofold gap between its median and its fastest sample.
+    # in-memory transport alone shows the same twofold gap between its median and its fastest sample; the warm
+    # figure (one untimed call first, in the same sample) times one call without that start.
     if send is None or untimed is None or steady is None:
         complete = False
         cell, verdict = "—", "not run"
     else:
         cell = (f"{steady:.1f} µs, 1,000 calls back to back (one call per sample: {send:.1f} µs, "
-                f"{untimed:.1f} µs without its timeout emulation)")
+                f"{untimed:.1f} µs without its timeout emulation"
+                + ("" if warm is None else f", {warm:.1f} µs after an untimed call in the same sample") + ")")
         verdict = "met" if steady <= 10 else "**missed**"
     floor_note = "" if floor is None else f"; transport alone {floor:.1f} µs"
     lines.append(f"| whole `send()` through 10 no-op interceptors, in-memory transport{floor_note} | {cell} | — | "
@@ -191,8 +194,10 @@ def table(results):
     if fastest is not None:
         steady_fastest = percentile(results, "chain.send10.steady - Courier", TIME, "0.0")
         steady_cell = "" if steady_fastest is None else f"{steady_fastest:.1f} µs back to back; "
+        warm_fastest = percentile(results, "chain.send10.warm - Courier", TIME, "0.0")
+        warm_cell = "" if warm_fastest is None else f"; {warm_fastest:.1f} µs after an untimed call"
         p0_lines.append(f"| whole `send()` through 10 no-op interceptors | {steady_cell}{fastest:.1f} µs one call "
-                        "per sample | — | ≤ 10 µs |")
+                        f"per sample{warm_cell} | — | ≤ 10 µs |")
     lines += p0_lines
     return lines, complete
 
