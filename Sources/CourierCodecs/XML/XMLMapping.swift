@@ -191,10 +191,7 @@ enum XMLMapping {
     /// Whether `t` holds exactly the bytes of `word`, compared in place.
     @inline(__always)
     static func equals(_ t: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
-        guard t.count == word.utf8CodeUnitCount else { return false }
-        let bytes = word.utf8Start
-        for i in 0..<t.count where t[i] != bytes[i] { return false }
-        return true
+        t.count == word.utf8CodeUnitCount && XMLStartTagScanner.starts(with: word, t, at: 0)
     }
 
     /// An integer in XML Schema lexical form (`-12`, `+7`, `0042`): `.int`, `.uint` or, beyond 64 bits,

@@ -262,9 +262,9 @@ enum XMLStartTagScanner {
         return nil
     }
 
-    /// Whether `bytes[at...]` starts with `prefix`.
+    /// Whether `bytes[at...]` starts with `prefix` (also what ``XMLMapping/equals(_:_:)`` compares).
     @inline(__always)
-    private static func starts(with prefix: StaticString, _ bytes: UnsafeBufferPointer<UInt8>, at: Int) -> Bool {
+    static func starts(with prefix: StaticString, _ bytes: UnsafeBufferPointer<UInt8>, at: Int) -> Bool {
         let count = prefix.utf8CodeUnitCount
         guard at >= 0, at + count <= bytes.count else { return false }
         for k in 0..<count where bytes[at + k] != prefix.utf8Start[k] { return false }
