@@ -16,10 +16,12 @@ enum ProgressPrinter {
     /// Awaits `call`'s reply, printing its progress meanwhile.
     static func follow<T: Sendable>(_ call: Call<T>) async throws -> Reply<T> {
         let terminal = isatty(STDERR_FILENO) == 1
+        // Subscribed here, not in the task: a task that starts late would see only the latest report.
+        let updates = call.progress
         let printer = Task {
             var lastStep: [TransferProgress.Direction: Int64] = [:]
             var drew = false
-            for await progress in call.progress {
+            for await progress in updates {
                 if terminal {
                     FileHandle.standardError.write(Data(("\r" + bar(progress)).utf8))
                     drew = true
