@@ -113,6 +113,52 @@ import Testing
         }
     }
 
+    /// Values that protobuf-c's C storage holds as zero, written in every way the wire allows (overlong varints,
+    /// an `int32` of 2³² truncated to 0, `-0.0`, an enum's named 0), and their non-zero neighbours: the one pass
+    /// leaves out exactly the fields protobuf-c leaves out, with and without default values.
+    @Test func zeroLikeValuesAreLeftOutAsProtobufCDoes() throws {
+        let twoTo32: [UInt8] = [0x80, 0x80, 0x80, 0x80, 0x10]
+        let zeros: [[UInt8]] = [
+            [0x09] + [UInt8](repeating: 0, count: 8), [0x15, 0, 0, 0, 0], [0x18, 0x80, 0x00], [0x20, 0x80, 0x80, 0x00],
+            [0x28] + twoTo32, [0x31] + [UInt8](repeating: 0, count: 8), [0x3D, 0, 0, 0, 0], [0x40, 0x80, 0x00],
+            [0x4A, 0x00], [0x52, 0x00], [0x58] + twoTo32, [0x65, 0, 0, 0, 0], [0x69] + [UInt8](repeating: 0, count: 8),
+            [0x70] + twoTo32, [0x78, 0x00], [0x80, 0x01] + twoTo32,
+        ]
+        let nonZeros: [[UInt8]] = [
+            [0x09, 0, 0, 0, 0, 0, 0, 0, 0x80], [0x15, 0, 0, 0, 0x80], [0x18, 0x81, 0x80, 0x80, 0x80, 0x10],
+            [0x20, 0x80, 0x80, 0x80, 0x80, 0x10], [0x28, 0x81, 0x80, 0x80, 0x80, 0x10], [0x31, 1, 0, 0, 0, 0, 0, 0, 0],
+            [0x3D, 0, 0, 0, 1], [0x40, 0x80, 0x80, 0x80, 0x80, 0x10], [0x4A, 0x01, 0x61], [0x52, 0x01, 0x00],
+            [0x58, 0x81, 0x80, 0x80, 0x80, 0x10], [0x65, 0xFF, 0xFF, 0xFF, 0xFF], [0x69, 0, 0, 0, 0, 0, 0, 0, 0x80],
+            [0x70, 0x02], [0x78, 0x01], [0x80, 0x01, 0x81, 0x80, 0x80, 0x80, 0x10],
+        ]
+        var noDefaults = ProtobufCodec.Options()
+        noDefaults.includeDefaultValues = false
+        var numbers = noDefaults
+        numbers.enumsAsNumbers = true
+        let hints = ProtobufTestSupport.hints("kitchen.Scalars")
+        for options in [ProtobufCodec.Options(), noDefaults, numbers] {
+            let codec = ProtobufCodec(schema: ProtobufTestSupport.kitchen, options: options)
+            var messages = [zeros.flatMap { $0 }, nonZeros.flatMap { $0 }]
+            for i in zeros.indices {
+                messages.append(zeros[i])
+                messages.append(nonZeros[i])
+                var mixed = zeros
+                mixed[i] = nonZeros[i]
+                messages.append(mixed.flatMap { $0 })
+            }
+            for message in messages {
+                ProtobufDifferential.checkValue(codec, Data(message), hints)
+                try Self.checkReaders(codec, message, "kitchen.Scalars")
+            }
+            if !options.includeDefaultValues {
+                let all = try codec.decode(Data(zeros.flatMap { $0 }), hints: hints)
+                #expect(all.objectValue?.isEmpty == true, "\(all)")
+                let none = try codec.decode(Data(nonZeros.flatMap { $0 }), hints: hints)
+                #expect(none.objectValue?.count == 16, "\(none)")
+            }
+        }
+    }
+
     /// Packed and unpacked occurrences of one repeated field side by side form one run.
     @Test func mixedPackedAndUnpackedRunsDecodeTheSameWay() throws {
         let codec = ProtobufCodec(schema: ProtobufTestSupport.kitchen)

@@ -661,6 +661,21 @@ final class ProtobufWireReader {
         }
     }
 
+    /// Whether `value`, just read from `start` for field `f`, is what protobuf-c's C storage holds as zero
+    /// (``isZero(_:_:end:)`` without reading the bytes again, except for an enum, whose value may be a name).
+    @inline(__always)
+    private func isZero(_ value: Value, _ f: HotField, at start: Int, end: Int) throws(WireAnomaly) -> Bool {
+        if f.type == .enumeration { return try isZero(start, f, end: end) }
+        switch value {
+        case .int(let n): return n == 0
+        case .bool(let b): return !b
+        case .double(let d): return d.bitPattern == 0
+        case .string(let s): return s.isEmpty
+        case .bytes(let b): return b.isEmpty
+        default: return false
+        }
+    }
+
     /// Reads one value of field `f` at `offset` (not packed framing: one element).
     @inline(__always)
     func scalar(_ offset: inout Int, _ f: HotField, end: Int, depth: Int) throws(WireAnomaly) -> Value {
@@ -804,12 +819,14 @@ extension ProtobufWireReader {
                 oneofs |= 1 << UInt64(group)
             }
             guard wire == Self.wireType(of: f.type) else { throw WireAnomaly() }
-            if f.storage == .implicit, !options.includeDefaultValues, try isZero(offset, f, end: end) {
-                try skip(wire, &offset, end: end)
+            let valueStart = offset
+            let value = try element(&offset, f, end: end, depth: depth)
+            // An implicit-presence field holding its zero is left out, as from protobuf-c's C storage.
+            if f.storage == .implicit, !options.includeDefaultValues, try isZero(value, f, at: valueStart, end: end) {
                 omitted |= 1 << UInt64(i)
                 continue
             }
-            values.append(try element(&offset, f, end: end, depth: depth))
+            values.append(value)
         }
         while next < hot.count {
             absent(hot[next], next, &values, &omitted)
