@@ -20,14 +20,6 @@ import Testing
             .value["data"]?["count"]?.int64Value ?? -1
     }
 
-    /// Waits until the server has counted a request for `name`: a fixed sleep loses that race on a loaded machine.
-    static func waitUntilCounted(_ name: String, api: DemoAPI) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while try await count(name, api: api) < 1, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
     static func bump(_ name: String, api: DemoAPI) async throws {
         _ = try await CourierClient().send(Endpoint(name: "bump", module: module(api), method: .post, path: "/layer/newest/\(name)/bump"))
     }
@@ -182,7 +174,9 @@ import Testing
                                     query: [QueryItem("delay", "500")])
             endpoint.duplicatePolicy = .cancelPrevious
             let first = client.dispatch(endpoint)
-            try await Self.waitUntilCounted("search", api: api)
+            // The first call must reach the server before the second replaces it (not a fixed sleep: a loaded
+            // machine loses that race).
+            try #require(await waitUntil { try await Self.count("search", api: api) >= 1 })
             let second = client.dispatch(endpoint)
             let error = try await #require(throws: CourierError.self) { try await first.reply }
             #expect(error.code == .cancelled)
@@ -285,7 +279,7 @@ import Testing
                 leaderDone.withLock { $0 = true }
                 return reply
             }
-            try await MobileLayerTests.waitUntilCounted("follower", api: api)
+            try #require(await waitUntil { try await MobileLayerTests.count("follower", api: api) >= 1 })
             let follower = client.dispatch(endpoint)
             follower.cancel()
             let error = try await #require(throws: CourierError.self) { try await follower.reply }
