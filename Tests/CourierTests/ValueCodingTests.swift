@@ -317,6 +317,30 @@ private final class Dog: Animal {
         #expect(error.code == .typeMismatch && error.context.codingPath == [0])
     }
 
+    /// ISO 8601 text holds the years 0001 to 9999: dates beyond them, infinite or NaN are an encoding error
+    /// with their path (Foundation's formatter would write a clamped year), and the years' edges round-trip.
+    @Test func datesBeyondISO8601sYearsAreRefused() throws {
+        for seconds in [Double.infinity, -.infinity, .nan, 1e300, -1e300, 253_402_300_800, 253_402_300_799.9996,
+                        -62_135_769_600.5, -1e15] {
+            let error = try #require(throws: CourierError.self, "\(seconds)") {
+                try encoder.encode(["at": [Date(timeIntervalSince1970: seconds)]])
+            }
+            #expect(error.code == .encodingFailed && error.context.codingPath == ["at", 0], "\(seconds)")
+        }
+        let first = Date(timeIntervalSince1970: -62_135_769_600)
+        let last = Date(timeIntervalSince1970: 253_402_300_799.999)
+        #expect(try encoder.encode(first) == "0001-01-01T00:00:00Z")
+        #expect(try encoder.encode(last) == "9999-12-31T23:59:59.999Z")
+        #expect(try decoder.decode(Date.self, from: encoder.encode(first)) == first)
+        // The other strategies write numbers; an infinite one is left to the codec (JSON refuses it).
+        var seconds = ValueEncoder()
+        seconds.dateStrategy = .secondsSince1970
+        #expect(try seconds.encode(Date(timeIntervalSince1970: 1e300)) == .double(1e300))
+        #expect(throws: CourierError.self) {
+            try JSONCodec().encode(seconds.encode(Date(timeIntervalSince1970: .infinity)), hints: CodingHints())
+        }
+    }
+
     @Test func dataFollowsTheStrategy() throws {
         let data = Data([0, 1, 2, 250, 255])
         #expect(try encoder.encode(data) == "AAEC+v8=")

@@ -201,6 +201,8 @@ final class ValueEncoding: Encoder, SingleValueEncodingContainer {
     }
 
     private static let iso8601 = Date.ISO8601FormatStyle()
+    /// The seconds after 1970 of 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z, as the formatter reads them.
+    static let iso8601Range = -62_135_769_600.0..<253_402_300_800.0
 
     private func special<T: Encodable>(_ value: T, _ component: PathComponent?) throws -> Value? {
         if T.self == [String].self { return .array(unsafeBitCast(value, to: [String].self).map { .string($0) }) }
@@ -209,7 +211,7 @@ final class ValueEncoding: Encoder, SingleValueEncodingContainer {
         if T.self == [Double].self { return .array(unsafeBitCast(value, to: [Double].self).map { .double($0) }) }
         if T.self == [Bool].self { return .array(unsafeBitCast(value, to: [Bool].self).map { .bool($0) }) }
         if T.self == Value.self { return unsafeBitCast(value, to: Value.self) }
-        if T.self == Date.self { return encodeDate(value as! Date) }
+        if T.self == Date.self { return try encodeDate(value as! Date, component) }
         if T.self == Data.self {
             let bytes = [UInt8](value as! Data)
             return options.dataStrategy == .bytes ? .bytes(bytes) : .string(Base64.encode(bytes))
@@ -219,17 +221,30 @@ final class ValueEncoding: Encoder, SingleValueEncodingContainer {
         return nil
     }
 
-    private func encodeDate(_ date: Date) -> Value {
+    private func encodeDate(_ date: Date, _ component: PathComponent?) throws -> Value {
         let seconds = date.timeIntervalSince1970
         switch options.dateStrategy.base {
         case .iso8601:
             // Milliseconds rounded, not truncated: a date built from whole milliseconds (x.941 s is stored
             // as x.94099…) writes the milliseconds it was built from.
             var whole = seconds.rounded(.down)
-            var millis = Int(((seconds - whole) * 1000).rounded())
-            if millis == 1000 {
-                whole += 1
-                millis = 0
+            var millis = 0
+            // ISO 8601 text as RFC 3339 has it holds the years 0001 to 9999; beyond them (and for an infinite
+            // or NaN date) Foundation's formatter writes a clamped year, so the date is refused instead.
+            if seconds.isFinite {
+                millis = Int(((seconds - whole) * 1000).rounded())
+                if millis == 1000 {
+                    whole += 1
+                    millis = 0
+                }
+            }
+            guard Self.iso8601Range.contains(whole) else {
+                let path = path + (component.map { [$0] } ?? [])
+                throw CourierError(
+                    .encodingFailed,
+                    detail: "The date \(seconds) s after 1970 is outside the years 0001 to 9999 that ISO 8601 text "
+                        + "holds (at \(PathComponent.render(path))).",
+                    context: .init(codingPath: path))
             }
             var text = Self.iso8601.format(Date(timeIntervalSince1970: whole))
             if millis != 0, text.hasSuffix("Z") {
