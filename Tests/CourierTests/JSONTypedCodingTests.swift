@@ -541,6 +541,79 @@ struct TypedOddEncoder: Encodable {
     }
 }
 
+/// Catches errors thrown while its members encode and goes on: what a member wrote before throwing (its
+/// name, a scalar, its first members) must leave no trace, as in the Value path, which drops the member.
+struct TypedCatchingEncoder: Encodable {
+    var mode: Int
+
+    enum Keys: String, CodingKey { case value, unit, extra, id, x, y }
+    struct Refusal: Error {}
+
+    /// Throws before writing anything.
+    struct Refusing: Encodable {
+        func encode(to encoder: any Encoder) throws { throw Refusal() }
+    }
+
+    /// Writes its scalar, then throws.
+    struct HalfScalar: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var single = encoder.singleValueContainer()
+            try single.encode(5)
+            throw Refusal()
+        }
+    }
+
+    /// Writes one member, then throws.
+    struct HalfObject: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var keyed = encoder.container(keyedBy: Keys.self)
+            try keyed.encode(1, forKey: .x)
+            throw Refusal()
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        switch mode {
+        case 0:
+            var keyed = encoder.container(keyedBy: Keys.self)
+            try? keyed.encode(Double.nan, forKey: .value)
+            try keyed.encode("kg", forKey: .unit)
+        case 1:
+            var keyed = encoder.container(keyedBy: Keys.self)
+            try? keyed.encode(Refusing(), forKey: .extra)
+            try keyed.encode(1, forKey: .id)
+        case 2:
+            var keyed = encoder.container(keyedBy: Keys.self)
+            try? keyed.encode(HalfScalar(), forKey: .x)
+            try keyed.encode(1, forKey: .y)
+        case 3:
+            var keyed = encoder.container(keyedBy: Keys.self)
+            try? keyed.encode(HalfObject(), forKey: .x)
+            try keyed.encode(1, forKey: .y)
+        case 4:
+            var unkeyed = encoder.unkeyedContainer()
+            try unkeyed.encode(1)
+            try? unkeyed.encode(Float.infinity)
+            try? unkeyed.encode(HalfObject())
+            try? unkeyed.encode(HalfScalar())
+            try unkeyed.encode(2)
+        case 5:
+            var single = encoder.singleValueContainer()
+            try single.encode(1)
+            try? single.encode(2)
+        case 6:
+            var keyed = encoder.container(keyedBy: Keys.self)
+            try? keyed.encode(Date(timeIntervalSince1970: .infinity), forKey: .value)
+            try keyed.encode(1, forKey: .id)
+        default:
+            var keyed = encoder.container(keyedBy: Keys.self)
+            try keyed.encode(TypedCatchingEncoder(mode: mode - 7), forKey: .x)
+            try? keyed.encode([TypedCatchingEncoder(mode: mode - 7)], forKey: .y)
+            try keyed.encode(2, forKey: .id)
+        }
+    }
+}
+
 @Suite struct JSONTypedEncodingTests {
     static let codecs: [JSONCodec] = {
         var result: [JSONCodec] = []
@@ -613,6 +686,29 @@ struct TypedOddEncoder: Encodable {
             #expect(typedEncodingDifference([[[[[1]]]]], codec: codec, encoder: ValueEncoder()) == nil)
             #expect(typedEncodingDifference([String: [Int]](), codec: codec, encoder: ValueEncoder()) == nil)
         }
+    }
+
+    /// A model that catches an error and goes on gets the Value path's bytes: the direct encoder gives up on
+    /// any error, since what it streamed before the error cannot be taken back.
+    @Test func caughtErrorsLeaveNoTrace() throws {
+        for mode in 0..<14 {
+            for codec in Self.codecs {
+                #expect(
+                    typedEncodingDifference(TypedCatchingEncoder(mode: mode), codec: codec, encoder: ValueEncoder()) == nil,
+                    "mode \(mode)")
+            }
+        }
+        func text(_ mode: Int) -> String? {
+            (try? JSONCodec().encode(model: TypedCatchingEncoder(mode: mode), encoder: ValueEncoder()) as [UInt8])
+                .map { String(decoding: $0, as: UTF8.self) }
+        }
+        #expect(text(0) == nil)
+        #expect(text(1) == #"{"id":1}"#)
+        #expect(text(2) == #"{"y":1}"#)
+        #expect(text(3) == #"{"y":1}"#)
+        #expect(text(4) == nil)
+        #expect(text(5) == "2")
+        #expect(text(8) == #"{"x":{"id":1},"y":[{"id":1}],"id":2}"#)
     }
 
     @Test func theCodecSetUsesTheDirectPaths() throws {

@@ -110,6 +110,19 @@ final class XMLEncodingSink {
             || T.self == Decimal.self
     }
 
+    /// Runs `body`; any error it throws, the model's own included, makes the encode fall back: a model may
+    /// catch the error and go on, and what was written of the value (its start tag, its first members)
+    /// stays in the stream, where the pivot would have dropped the whole value.
+    @inline(__always)
+    func failing(_ body: () throws -> Void) rethrows {
+        do {
+            try body()
+        } catch {
+            failed = true
+            throw error
+        }
+    }
+
     func materialise<T: Encodable>(_ value: T) throws -> Value {
         if T.self == Value.self { return value as! Value }
         return try encoder.encode(value)
@@ -455,6 +468,10 @@ final class XMLEncodingNode: Encoder, SingleValueEncodingContainer {
     }
 
     func member(_ scalar: XMLScalar, _ name: String) throws {
+        try sink.failing { try writeMember(scalar, name) }
+    }
+
+    private func writeMember(_ scalar: XMLScalar, _ name: String) throws {
         switch try startMember(name) {
         case .attribute(let attribute):
             sink.writer.out.append(UInt8(ascii: " "))
@@ -470,6 +487,10 @@ final class XMLEncodingNode: Encoder, SingleValueEncodingContainer {
     }
 
     func member<T: Encodable>(_ value: T, _ name: String) throws {
+        try sink.failing { try writeMember(value, name) }
+    }
+
+    private func writeMember<T: Encodable>(_ value: T, _ name: String) throws {
         switch try startMember(name) {
         case .attribute(let attribute):
             let materialised = try sink.materialise(value)
@@ -518,12 +539,20 @@ final class XMLEncodingNode: Encoder, SingleValueEncodingContainer {
     }
 
     func item(_ scalar: XMLScalar) throws {
+        try sink.failing { try writeItem(scalar) }
+    }
+
+    private func writeItem(_ scalar: XMLScalar) throws {
         try beginItem()
         try sink.scalarElement(itemName, depth: itemDepth, scalar)
         count += 1
     }
 
     func item<T: Encodable>(_ value: T) throws {
+        try sink.failing { try writeItem(value) }
+    }
+
+    private func writeItem<T: Encodable>(_ value: T) throws {
         try beginItem()
         let index = count
         count += 1
@@ -549,6 +578,10 @@ final class XMLEncodingNode: Encoder, SingleValueEncodingContainer {
     // MARK: SingleValueEncodingContainer
 
     private func single(_ scalar: XMLScalar) throws {
+        try sink.failing { try writeSingle(scalar) }
+    }
+
+    private func writeSingle(_ scalar: XMLScalar) throws {
         guard kind == .pending else { throw XMLEncodingFallback() }
         try sink.activate(self)
         try sink.scalarElement(name, depth: depth, scalar)
@@ -571,6 +604,10 @@ final class XMLEncodingNode: Encoder, SingleValueEncodingContainer {
     func encode(_ value: UInt32) throws { try single(.int(Int64(value))) }
     func encode(_ value: UInt64) throws { try single(.uint(value)) }
     func encode<T: Encodable>(_ value: T) throws {
+        try sink.failing { try writeSingle(value) }
+    }
+
+    private func writeSingle<T: Encodable>(_ value: T) throws {
         if XMLEncodingSink.isSpecial(T.self) {
             guard kind == .pending else { throw XMLEncodingFallback() }
             try sink.activate(self)

@@ -176,7 +176,7 @@ final class JSONTypedEncoding: JSONPooledCoder, Encoder, SingleValueEncodingCont
     func finish() throws {
         switch written {
         case .nothing:
-            guard depth < state.maximumDepth else { throw JSONTypedEncodingAbandoned() }
+            guard depth < state.maximumDepth else { throw abandon() }
             state.writer.append("{}")
             written = .container
         case .scalar: break
@@ -215,21 +215,39 @@ final class JSONTypedEncoding: JSONPooledCoder, Encoder, SingleValueEncodingCont
     // MARK: Values
 
     /// Writes `value` as a child at `component` (or into this encoder when `component` is `nil`).
+    ///
+    /// Any error abandons the attempt, the model's own included: a model may catch it and go on, and
+    /// what was written of the value (its member name, its first members) stays in the stream, where the
+    /// Value path would have dropped the whole value.
     func box<T: Encodable>(_ value: T, component: PathComponent?, depth: Int) throws {
-        if component == nil {
-            if Self.isSpecial(T.self) {
-                try scalar()
-                _ = try special(value, depth: depth)
-            } else {
-                try value.encode(to: self)
+        do {
+            if component == nil {
+                if Self.isSpecial(T.self) {
+                    try scalar()
+                    _ = try special(value, depth: depth)
+                } else {
+                    try value.encode(to: self)
+                }
+                return
             }
-            return
+            if try special(value, depth: depth) { return }
+            var child = state.child(parent: self, component: component, depth: depth)
+            try value.encode(to: child)
+            try child.finish()
+            state.recycle(&child)
+        } catch {
+            state.abandoned = true
+            throw error
         }
-        if try special(value, depth: depth) { return }
-        var child = state.child(parent: self, component: component, depth: depth)
-        try value.encode(to: child)
-        try child.finish()
-        state.recycle(&child)
+    }
+
+    /// Marks the attempt as abandoned and returns the error to throw. Every throw of the direct encoder
+    /// goes through here: a model that catches the error and goes on must not leave a half-written value
+    /// in the output (the caller takes the Value path instead).
+    @inline(__always)
+    func abandon() -> JSONTypedEncodingAbandoned {
+        state.abandoned = true
+        return JSONTypedEncodingAbandoned()
     }
 
     /// Writes the rare types through the Value path's own conversion; `false` for other types.
@@ -249,14 +267,14 @@ final class JSONTypedEncoding: JSONPooledCoder, Encoder, SingleValueEncodingCont
 
     @inline(__always)
     func writeDouble(_ d: Double) throws {
-        guard d.isFinite else { throw JSONTypedEncodingAbandoned() }
+        guard d.isFinite else { throw abandon() }
         var text = d.description
         text.withUTF8 { state.writer.output.append(contentsOf: $0) }
     }
 
     @inline(__always)
     func writeFloat(_ f: Float) throws {
-        guard case .double(let d) = ValueEncoding.float(f) else { throw JSONTypedEncodingAbandoned() }
+        guard case .double(let d) = ValueEncoding.float(f) else { throw abandon() }
         try writeDouble(d)
     }
 
@@ -271,7 +289,7 @@ final class JSONTypedEncoding: JSONPooledCoder, Encoder, SingleValueEncodingCont
     /// Whether this encoder may write its one scalar now.
     @inline(__always)
     func scalar() throws {
-        guard written == .nothing, !state.abandoned else { throw JSONTypedEncodingAbandoned() }
+        guard written == .nothing, !state.abandoned else { throw abandon() }
         written = .scalar
     }
 
@@ -337,12 +355,9 @@ private struct JSONTypedKeyedContainer<Key: CodingKey>: KeyedEncodingContainerPr
     /// Writes `"name":` for `key`, or abandons when the stream cannot follow.
     @inline(__always)
     private func member(_ key: Key) throws -> String {
-        guard encoder.isCurrent() else { throw JSONTypedEncodingAbandoned() }
+        guard encoder.isCurrent() else { throw encoder.abandon() }
         let name = encoder.state.options.name(for: key)
-        guard encoder.state.insertName(name) else {
-            encoder.state.abandoned = true
-            throw JSONTypedEncodingAbandoned()
-        }
+        guard encoder.state.insertName(name) else { throw encoder.abandon() }
         encoder.separate()
         encoder.state.writer.writeString(name)
         encoder.state.writer.output.append(UInt8(ascii: ":"))
@@ -432,7 +447,7 @@ private struct JSONTypedUnkeyedContainer: UnkeyedEncodingContainer {
 
     @inline(__always)
     private mutating func element() throws {
-        guard encoder.isCurrent() else { throw JSONTypedEncodingAbandoned() }
+        guard encoder.isCurrent() else { throw encoder.abandon() }
         count = encoder.state.frames[encoder.state.frames.count - 1].count + 1
         encoder.separate()
     }
