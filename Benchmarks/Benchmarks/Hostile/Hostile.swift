@@ -7,11 +7,12 @@ import Foundation
 
 /// Hostile inputs: the validator (catastrophic patterns, a recursive fan-out schema, `multipleOf` with a tiny
 /// divisor) and the decoders (an XML element with 400,000 attributes, 1,000,000 protobuf tags through the
-/// schema-less raw decoder, deeply nested JSON) at three sizes, ten times apart. The table script prints each
-/// input's size, the time per input byte and the peak memory growth, so that linearity shows: a linear
-/// operation keeps its ns/byte as the input grows tenfold; a quadratic one multiplies it by ten; one that stops
-/// at a limit (a depth, an attribute count) divides it. The outcome (valid, invalid, gave up at a limit,
-/// rejected) is printed beside it, because a fast answer is only good if it is the right one.
+/// schema-less raw decoder, deeply nested JSON, typed JSON lookups that miss the hint) at three sizes, ten times
+/// apart. The table script prints each input's size, the time per input byte and the peak memory growth, so
+/// that linearity shows: a linear operation keeps its ns/byte as the input grows tenfold; a quadratic one
+/// multiplies it by ten; one that stops at a limit (a depth, an attribute count) divides it. The outcome (valid,
+/// invalid, gave up at a limit, rejected) is printed beside it, because a fast answer is only good if it is the
+/// right one.
 ///
 /// Names: `hostile.<case> n=<size> bytes=<input bytes>`; the peers of these figures are the same operation on
 /// the smaller inputs: the ratio between sizes is the result, not the absolute time.
@@ -41,6 +42,34 @@ func decoded(_ body: () throws -> Value) -> String {
         return "rejected: \(error.code) \(error.detail ?? "")"
     } catch {
         return "rejected by a non-Courier error: \(error)"
+    }
+}
+
+/// The outcome of a typed decode: its count of elements, or the error it was rejected with.
+func typed(_ body: () throws -> Int) -> String {
+    do {
+        return "decoded \(try body()) members"
+    } catch let error as CourierError {
+        return "rejected: \(error.code) \(error.detail ?? "")"
+    } catch {
+        return "rejected by a non-Courier error: \(error)"
+    }
+}
+
+/// Reads every member of an object from the last to the first.
+struct ReadInReverse: Decodable {
+    var count = 0
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        for key in container.allKeys.reversed() { count += try container.decode(Int.self, forKey: key) >= 0 ? 1 : 0 }
     }
 }
 
@@ -149,6 +178,24 @@ let benchmarks: @Sendable () -> Void = {
         let raw = ProtobufRawDecoder()
         let data = Data((0..<(2 * count)).map { $0 % 2 == 0 ? 0x08 : 0x01 })
         return (data.count, { decoded { try raw.decode(data) } })
+    }
+
+    // The typed JSON decoder finds a member by the hint left by the previous lookup; an object whose lookups
+    // keep missing it (escaped names, members read out of order) is looked up through a table of its names.
+    scaling("json typed [String: Int] with n escaped names", sizes: [1_000, 10_000, 100_000]) { count in
+        let json = JSONCodec()
+        let data = Data(("{" + (0..<count).map { "\"\\u0061\($0)\":\($0)" }.joined(separator: ",") + "}").utf8)
+        return (data.count, {
+            typed { try json.decode([String: Int].self, from: data, hints: CodingHints(), decoder: ValueDecoder()).count }
+        })
+    }
+
+    scaling("json typed model reading n members in reverse", sizes: [1_000, 10_000, 100_000]) { count in
+        let json = JSONCodec()
+        let data = Data(("{" + (0..<count).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}").utf8)
+        return (data.count, {
+            typed { try json.decode(ReadInReverse.self, from: data, hints: CodingHints(), decoder: ValueDecoder()).count }
+        })
     }
 
     scaling("json n nested arrays (rejected at the depth limit)", sizes: [10_000, 100_000, 1_000_000]) { count in

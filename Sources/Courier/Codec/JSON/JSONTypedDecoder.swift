@@ -37,6 +37,8 @@ final class JSONTypedContext {
         reused.component = component
         reused.hintMember = 0
         reused.hintName = index + 1
+        reused.misses = 0
+        reused.members = nil
         return reused
     }
 
@@ -84,6 +86,11 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
     /// Where the next keyed lookup probably is: a member ordinal and the tape index of its name.
     @exclusivity(unchecked) var hintMember = 0
     @exclusivity(unchecked) var hintName = 0
+    /// Lookups of this object's members that missed the hint and read every name (``JSONKeyedContainer``).
+    @exclusivity(unchecked) var misses = 0
+    /// This object's members by name, once lookups out of order have missed often enough: each member's
+    /// ordinal and the tape index of its name.
+    @exclusivity(unchecked) var members: [String: (member: Int, name: Int)]?
 
     init(context: JSONTypedContext, index: Int, parent: JSONTypedDecoding?, component: PathComponent?) {
         self.context = context
@@ -244,13 +251,31 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
 
 // MARK: - Keyed
 
+/// An object's member names converted from snake case, as ``JSONKeyedContainer`` reads them: the converted
+/// names and the tape index of each one's value, and for objects of more than
+/// ``JSONKeyedContainer/indexedCount`` members the position of each name (one reference in the container).
+private final class JSONConvertedNames {
+    let members: [(name: String, value: Int)]
+    let positions: [String: Int]?
+
+    init(members: [(name: String, value: Int)], positions: [String: Int]?) {
+        self.members = members
+        self.positions = positions
+    }
+}
+
 private struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: JSONTypedDecoding
     let memberCount: Int
     /// With `convertFromSnakeCase`: the converted names and the tape index of each one's value, built the
     /// way the Value path builds its converted object (a name converted twice keeps its first position
     /// and takes the last value).
-    let converted: [(name: String, value: Int)]?
+    let converted: JSONConvertedNames?
+
+    /// Objects with more members than this are looked up through a table of their names, once
+    /// ``scansBeforeTable`` lookups have missed the hinted member: each miss may read every name.
+    static var indexedCount: Int { 16 }
+    static var scansBeforeTable: Int { 4 }
 
     init(decoder: JSONTypedDecoding) {
         self.decoder = decoder
@@ -274,13 +299,13 @@ private struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
             }
             k = Int(context.tape[k + 1].next)
         }
-        converted = members
+        converted = JSONConvertedNames(members: members, positions: memberCount > Self.indexedCount ? positions : nil)
     }
 
     var codingPath: [any CodingKey] { decoder.codingPath }
 
     var allKeys: [Key] {
-        if let converted { return converted.compactMap { Key(stringValue: $0.name) } }
+        if let converted { return converted.members.compactMap { Key(stringValue: $0.name) } }
         let context = decoder.context
         var keys: [Key] = []
         keys.reserveCapacity(memberCount)
@@ -299,19 +324,26 @@ private struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     private func find(_ name: String) -> Int? {
         guard memberCount > 0 else { return nil }
         if let converted {
+            let members = converted.members
             let h = decoder.hintMember
-            if h < converted.count, converted[h].name == name {
+            if h < members.count, members[h].name == name {
                 decoder.hintMember = h + 1
-                return converted[h].value
+                return members[h].value
             }
-            guard let i = converted.firstIndex(where: { $0.name == name }) else { return nil }
+            let position = converted.positions.map { $0[name] } ?? members.firstIndex { $0.name == name }
+            guard let i = position else { return nil }
             decoder.hintMember = i + 1
-            return converted[i].value
+            return members[i].value
         }
         let context = decoder.context
         let tape = context.tape
         let bytes = context.bytes
         var name = name
+        // An object of many members whose lookups keep missing the hint (out of order, escaped names, absent
+        // members) gets a table of its names: from then on only the hinted member is compared byte for byte.
+        let large = memberCount > Self.indexedCount
+        if large, decoder.members == nil, decoder.misses >= Self.scansBeforeTable { buildTable() }
+        let indexed = decoder.members != nil
         let found: Int? = name.withUTF8 { utf8 -> Int? in
             var member = decoder.hintMember
             var k = decoder.hintName
@@ -319,11 +351,12 @@ private struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
                 member = 0
                 k = decoder.index + 1
             }
-            for _ in 0..<memberCount {
+            for step in 0..<(indexed ? 1 : memberCount) {
                 let token = tape[k]
                 if !token.escaped, Int(token.end - token.start) - 1 == utf8.count,
                     utf8.isEmpty || JSONTape.memcmpEqual(bytes + Int(token.start) + 1, utf8.baseAddress!, utf8.count)
                 {
+                    if step > 0 && large { decoder.misses += 1 }
                     let valueIndex = k + 1
                     decoder.hintMember = member + 1
                     decoder.hintName = Int(tape[valueIndex].next)
@@ -339,7 +372,27 @@ private struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
             return nil
         }
         if let found { return found }
-        return findAsString(name)
+        guard let table = decoder.members else {
+            if large { decoder.misses += 1 }
+            return findAsString(name)
+        }
+        // The tape's names are unique as `String`s, so the table finds what `findAsString` would.
+        guard let (member, k) = table[name] else { return nil }
+        decoder.hintMember = member + 1
+        decoder.hintName = Int(tape[k + 1].next)
+        return k + 1
+    }
+
+    /// Builds ``JSONTypedDecoding/members`` for this object.
+    private func buildTable() {
+        let context = decoder.context
+        var table = [String: (member: Int, name: Int)](minimumCapacity: memberCount)
+        var k = decoder.index + 1
+        for member in 0..<memberCount {
+            table[context.string(k)] = (member, k)
+            k = Int(context.tape[k + 1].next)
+        }
+        decoder.members = table
     }
 
     /// The slow lookup after a byte-wise miss: `String` equality (canonical equivalence, as the Value
