@@ -148,6 +148,39 @@ struct TypedCustom: Decodable, Equatable {
     }
 }
 
+/// Reads every member from the last to the first, every third one again, and names that are absent. Large
+/// elements read this way are looked up through a table of their names.
+struct TypedReversed: Decodable, Equatable {
+    var values: [String: Int]
+    var again: [Int]
+    var absent: [Int?]
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let keys = container.allKeys
+        var values: [String: Int] = [:]
+        for key in keys.reversed() { values[key.stringValue] = try container.decode(Int.self, forKey: key) }
+        self.values = values
+        again = try keys.enumerated().filter { $0.offset % 3 == 0 }.map { try container.decode(Int.self, forKey: $0.element) }
+        absent = try ["missing", "k0", "k\u{e9}", "k39"].map {
+            try container.decodeIfPresent(Int.self, forKey: Key(stringValue: $0))
+        }
+    }
+}
+
+/// Two large elements read out of order, one after the other.
+struct TypedPair: Decodable, Equatable {
+    var first: TypedReversed
+    var second: TypedReversed
+}
+
 /// Members named in camel case, for `.convertFromSnakeCase`.
 struct TypedSnake: Codable, Equatable {
     var userId: Int
@@ -300,6 +333,37 @@ struct TypedEnums: Codable, Equatable {
         TypedXML.check(TypedCustom.self, "<r><id>1</id><meta/></r>")
         TypedXML.check(TypedCustom.self, "<r><id>x</id></r>")
         TypedXML.check(TypedCustom.self, "<r><meta><label>a</label><point>q</point></meta><id>2</id></r>")
+    }
+
+    /// Elements of more than 16 members read out of order, by hand and as dictionaries, snake-cased too:
+    /// after a few misses they are looked up through a table of their names, which must find what reading
+    /// every name found (the first member of a name). Two large siblings keep a table each.
+    @Test func largeElementsReadOutOfOrderDecodeLikeThePivot() {
+        var hints = CodingHints()
+        hints.shape = ValueShape(of: [String: Int].self)
+        var snake = ValueDecoder()
+        snake.keyStrategy = .convertFromSnakeCase
+        for count in [10, 17, 40] {
+            let members = (0..<count).map { "<k\($0)>\($0)</k\($0)>" }
+            let snaked = (0..<count).map { "<k_\($0)>\($0)</k_\($0)>" }
+            for layout in [members, members.reversed(), members + ["<k\u{e9}>-1</k\u{e9}>"], snaked] {
+                let xml = "<r>" + layout.joined() + "</r>"
+                for decoder in [ValueDecoder(), snake] {
+                    TypedXML.check(TypedReversed.self, xml, hints: hints, decoder: decoder)
+                    TypedXML.check([String: Int].self, xml, hints: hints, decoder: decoder)
+                }
+            }
+        }
+        let members = (0..<40).map { "<k\($0)>\($0)</k\($0)>" }.joined()
+        var pair = CodingHints()
+        pair.shape = .object(["first": ValueShape(of: [String: Int].self), "second": ValueShape(of: [String: Int].self)])
+        let outcome = TypedXML.check(
+            TypedPair.self, "<r><first>\(members)</first><second>\(members)</second></r>", hints: pair)
+        if case .model(let pair) = outcome {
+            #expect(pair.second.values["k7"] == 7 && pair.second.absent == [nil, 0, nil, 39])
+        } else {
+            Issue.record("did not decode: \(outcome)")
+        }
     }
 
     @Test func decoderOptionsAreHonoured() {

@@ -7,12 +7,12 @@ import Foundation
 
 /// Hostile inputs: the validator (catastrophic patterns, a recursive fan-out schema, `multipleOf` with a tiny
 /// divisor) and the decoders (an XML element with 400,000 attributes, 1,000,000 protobuf tags through the
-/// schema-less raw decoder, deeply nested JSON, typed JSON lookups that miss the hint) at three sizes, ten times
-/// apart. The table script prints each input's size, the time per input byte and the peak memory growth, so
-/// that linearity shows: a linear operation keeps its ns/byte as the input grows tenfold; a quadratic one
-/// multiplies it by ten; one that stops at a limit (a depth, an attribute count) divides it. The outcome (valid,
-/// invalid, gave up at a limit, rejected) is printed beside it, because a fast answer is only good if it is the
-/// right one.
+/// schema-less raw decoder, deeply nested JSON, typed JSON and XML lookups that miss the hint) at three sizes,
+/// ten times apart. The table script prints each input's size, the time per input byte and the peak memory
+/// growth, so that linearity shows: a linear operation keeps its ns/byte as the input grows tenfold; a quadratic
+/// one multiplies it by ten; one that stops at a limit (a depth, an attribute count) divides it. The outcome
+/// (valid, invalid, gave up at a limit, rejected) is printed beside it, because a fast answer is only good if it
+/// is the right one.
 ///
 /// Names: `hostile.<case> n=<size> bytes=<input bytes>`; the peers of these figures are the same operation on
 /// the smaller inputs: the ratio between sizes is the result, not the absolute time.
@@ -195,6 +195,16 @@ let benchmarks: @Sendable () -> Void = {
         let data = Data(("{" + (0..<count).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}").utf8)
         return (data.count, {
             typed { try json.decode(ReadInReverse.self, from: data, hints: CodingHints(), decoder: ValueDecoder()).count }
+        })
+    }
+
+    scaling("xml typed model reading n members in reverse", sizes: [1_000, 10_000, 100_000]) { count in
+        let xml = XMLCodec()
+        var hints = CodingHints()
+        hints.shape = ValueShape(of: [String: Int].self)
+        let data = Data(("<r>" + (0..<count).map { "<k\($0)>\($0)</k\($0)>" }.joined() + "</r>").utf8)
+        return (data.count, { [hints] in
+            typed { try xml.decode(ReadInReverse.self, from: data, hints: hints, decoder: ValueDecoder()).count }
         })
     }
 

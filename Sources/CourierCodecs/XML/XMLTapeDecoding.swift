@@ -247,15 +247,9 @@ struct XMLTapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             tape.hint = h + 1
             return tape.memberNodes[h]
         }
-        var i = start
-        while i < end {
-            if tape.keyNames[Int(tape.memberKeys[i])] == name {
-                tape.hint = i + 1
-                return tape.memberNodes[i]
-            }
-            i += 1
-        }
-        return nil
+        guard let i = tape.member(named: name, start, end) else { return nil }
+        tape.hint = i + 1
+        return tape.memberNodes[i]
     }
 
     @inline(__always)

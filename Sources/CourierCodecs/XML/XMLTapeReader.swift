@@ -87,6 +87,14 @@ final class XMLTape {
     /// Where the next keyed lookup probably is (models usually read members in order): a guess shared by
     /// all containers, checked before use.
     @exclusivity(unchecked) var hint = 0
+    /// The members of large objects by name (their first index), keyed by the object's first member: built
+    /// for an object of more than ``indexedCount`` members once ``scansBeforeTable`` lookups in it have
+    /// missed the hint, since each miss reads every name.
+    @exclusivity(unchecked) var tables: [Int: [String: Int]] = [:]
+    /// How many lookups have missed the hint, per object (keyed as ``tables``).
+    @exclusivity(unchecked) var misses: [Int: Int] = [:]
+    static var indexedCount: Int { 16 }
+    static var scansBeforeTable: Int { 4 }
 
     init(output: XMLTapeOutput, names: [String], root: Int32, decoder: ValueDecoder) {
         self.nodes = output.nodes
@@ -106,6 +114,30 @@ final class XMLTape {
         var info: [CodingUserInfoKey: Any] = [:]
         for (k, v) in decoder.userInfo { info[k] = v }
         self.userInfo = info
+    }
+
+    /// The member named `name` among members `start..<end` when the hint missed: the first one with that
+    /// name, found by reading every name, or through a table once the object's lookups keep missing.
+    func member(named name: String, _ start: Int, _ end: Int) -> Int? {
+        if end - start > Self.indexedCount {
+            if let table = tables[start] { return table[name] }
+            let missed = misses[start, default: 0] + 1
+            misses[start] = missed
+            if missed > Self.scansBeforeTable {
+                var table = [String: Int](minimumCapacity: end - start)
+                for i in start..<end where table[keyNames[Int(memberKeys[i])]] == nil {
+                    table[keyNames[Int(memberKeys[i])]] = i
+                }
+                tables[start] = table
+                return table[name]
+            }
+        }
+        var i = start
+        while i < end {
+            if keyNames[Int(memberKeys[i])] == name { return i }
+            i += 1
+        }
+        return nil
     }
 
     /// `names` with those of the document's members (`keys`) converted from snake case to camel case (the
