@@ -184,6 +184,27 @@ final class WorkServer: Sendable {
         #expect(await pager.hasMore)
     }
 
+    /// A pager at page `Int.max` has no next page to ask for: `loadMore()` ends the list instead of
+    /// overflowing the page number.
+    @Test func thePageAfterIntMaxIsTheEnd() async throws {
+        let asked = Locked<[String]>([])
+        let transport = InMemoryTransport { request, _ in
+            asked.withLock { $0.append(request.path ?? "") }
+            return jsonResponse(.ok, #"{"data":{"items":[{"id":1}],"more":true}}"#)
+        }
+        let client = CourierClient(transport: transport)
+        let pager = Pager(client: client, pageSize: 1, layout: .init(hasMorePath: "data.more", firstPage: .max)) {
+            page, _ in Fixture.endpoint("/items", query: [QueryItem("page", "\(page)")])
+        }
+        #expect(try await pager.refresh().count == 1)
+        #expect(await pager.currentPage == .max)
+        #expect(await pager.hasMore)
+        #expect(try await pager.loadMore().isEmpty)
+        #expect(await pager.hasMore == false)
+        #expect(await pager.items.count == 1)
+        #expect(asked.withLock { $0 } == ["/items?page=\(Int.max)"])
+    }
+
     @Test func refreshSupersedesARunningLoadMore() async throws {
         let pager = pager()
         try await pager.refresh()

@@ -79,6 +79,44 @@ import Testing
         #expect(RetryState.retryAfter(in: [.retryAfter: "soon"], now: now) == nil)
         #expect(RetryState.retryAfter(in: [:], now: now) == nil)
     }
+
+    /// A server's `Retry-After` and a caller's policy with absurd numbers give a delay (or nothing), never a
+    /// trap: years beyond four digits are not an HTTP date, a clock at infinity waits zero, a far date waits
+    /// at most `Int64.max` nanoseconds, and NaN or infinite multipliers and jitters back off by zero.
+    @Test func absurdDatesAndPoliciesGiveADelay() {
+        let now = Date(timeIntervalSince1970: 784_111_767)
+        for year in ["2000000000", "99999999999999", "9223372036854775807", "-9223372036854775808", "+1994", "199"] {
+            #expect(RetryState.retryAfter(in: [.retryAfter: "Sun, 06 Nov \(year) 08:49:37 GMT"], now: now) == nil)
+        }
+        let century: HTTPFields = [.retryAfter: "Sat, 06 Nov 2094 08:49:37 GMT"]
+        #expect(RetryState.retryAfter(in: century, now: now) == .seconds(3_155_760_010))
+        let date: HTTPFields = [.retryAfter: "Sun, 06 Nov 9999 08:49:37 GMT"]
+        #expect(RetryState.retryAfter(in: date, now: now) == .nanoseconds(Int64.max))
+        #expect(RetryState.retryAfter(in: date, now: Date(timeIntervalSince1970: .infinity)) == .zero)
+        #expect(RetryState.retryAfter(in: date, now: Date(timeIntervalSince1970: -.infinity)) == .nanoseconds(Int64.max))
+        #expect(RetryState.retryAfter(in: date, now: Date(timeIntervalSince1970: -1e300)) == .nanoseconds(Int64.max))
+
+        var policy = RetryPolicy.exponential(attempts: 10)
+        #expect(policy.backoff(retry: .min) == policy.initialDelay && policy.backoff(retry: .max) == policy.maximumDelay)
+        policy.multiplier = .nan
+        #expect(policy.backoff(retry: 2) == .zero)
+        policy.multiplier = .infinity
+        policy.initialDelay = .zero
+        #expect(policy.backoff(retry: 3) == .zero)
+        policy.multiplier = 2
+        policy.initialDelay = .seconds(10_000_000_000)
+        policy.maximumDelay = .seconds(10_000_000_000)
+        #expect(policy.backoff(retry: 1) == .nanoseconds(Int64.max))
+        for jitter in [Double.nan, .infinity, -.infinity] {
+            var jittery = RetryPolicy.exponential(attempts: 3, initialDelay: .seconds(1))
+            jittery.jitter = jitter
+            var state = RetryState(policy: jittery, method: .get, random: { 0.99 })
+            let action = state.record(.failure(.timedOut))
+            #expect(action == .retry(after: jitter > 0 ? .milliseconds(1_980) : .seconds(1)), "\(jitter)")
+        }
+        var huge = RetryState(policy: policy, method: .get, random: { 0.99 })
+        #expect(huge.record(.failure(.timedOut)) == .retry(after: .nanoseconds(Int64.max)))
+    }
 }
 
 @Suite struct RetryInterceptorTests {
@@ -170,6 +208,17 @@ import Testing
         var window = FailoverWindow(size: 40, threshold: 0.1, minimumCalls: 10)
         for _ in 0..<9 { #expect(window.record(.networkFailure) == .none) }
         #expect(window.record(.networkFailure) == .switchHost)
+    }
+
+    /// A size set below 1 after the window was made is taken as 1 (it used to index an empty ring).
+    @Test func aSizeBelowOneIsOne() {
+        var window = FailoverWindow(size: 10, threshold: 0.5, minimumCalls: 1)
+        window.size = 0
+        #expect(window.size == 1)
+        #expect(window.record(.success) == .none)
+        #expect(window.record(.networkFailure) == .switchHost)
+        window.size = .min
+        #expect(window.size == 1 && window.record(.success) == .none)
     }
 
     @Test func windowSlides() {

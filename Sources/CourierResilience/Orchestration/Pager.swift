@@ -143,12 +143,16 @@ public actor Pager<Item: Sendable> {
         refreshing?.cancel()
     }
 
-    /// The request of the first page, or of the page after the last one loaded.
-    private func request(first: Bool) -> PageRequest {
-        let number: Int
+    /// The request of the first page, or of the page after the last one loaded; `nil` after page `Int.max`.
+    private func request(first: Bool) -> PageRequest? {
+        var number: Int
         switch paging {
-        case .pageNumbers(let firstPage): number = first ? firstPage : (currentPage ?? firstPage - 1) + 1
-        case .offsets, .cursor: number = first ? 1 : (currentPage ?? 0) + 1
+        case .pageNumbers(let firstPage): number = firstPage
+        case .offsets, .cursor: number = 1
+        }
+        if !first, let current = currentPage {
+            guard current < .max else { return nil }
+            number = current + 1
         }
         return PageRequest(page: number, offset: first ? 0 : items.count, size: pageSize,
                            cursor: first ? nil : nextCursor)
@@ -156,7 +160,10 @@ public actor Pager<Item: Sendable> {
 
     private func load(first: Bool) async throws -> [Item] {
         let started = generation
-        let request = request(first: first)
+        guard let request = request(first: first) else {
+            hasMore = false
+            return []
+        }
         let reply = try await client.send(makeEndpoint(request))
         guard started == generation else {
             throw CourierError(.cancelled, detail: "the page request was superseded")

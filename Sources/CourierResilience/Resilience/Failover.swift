@@ -37,8 +37,10 @@ public struct FailoverWindow: Sendable, Hashable {
         case switchHost
     }
 
-    /// How many recent calls the window holds.
-    public var size: Int
+    /// How many recent calls the window holds (at least 1: a smaller value is taken as 1).
+    public var size: Int {
+        didSet { if size < 1 { size = 1 } }
+    }
     /// The failure share that, once exceeded, triggers a switch.
     public var threshold: Double
     /// The fewest calls in the window before a switch can happen.

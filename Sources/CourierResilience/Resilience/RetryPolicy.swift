@@ -81,9 +81,17 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The backoff before retry number `retry` (1 for the first retry), before jitter.
     public func backoff(retry: Int) -> Duration {
         var factor = 1.0
-        for _ in 0..<max(0, min(retry - 1, 64)) { factor *= multiplier }
-        let seconds = min(Self.seconds(initialDelay) * factor, Self.seconds(maximumDelay))
-        return .nanoseconds(Int64((seconds * 1e9).rounded()))
+        for _ in 0..<(retry <= 1 ? 0 : min(retry - 1, 64)) { factor *= multiplier }
+        return Self.duration(seconds: min(Self.seconds(initialDelay) * factor, Self.seconds(maximumDelay)))
+    }
+
+    /// `seconds` as a `Duration` to the nanosecond: zero for a negative or NaN number (a multiplier or a
+    /// jitter of NaN, zero times infinity), at most `Int64.max` nanoseconds (about 292 years).
+    static func duration(seconds: Double) -> Duration {
+        guard seconds > 0 else { return .zero }
+        let nanoseconds = seconds * 1e9
+        guard nanoseconds < 9.2e18 else { return .nanoseconds(Int64.max) }
+        return .nanoseconds(Int64(nanoseconds.rounded()))
     }
 
     static func seconds(_ duration: Duration) -> Double {
@@ -187,9 +195,9 @@ public struct RetryState: Sendable {
             return .retry(after: max(.zero, retryAfter))
         }
         let base = RetryPolicy.seconds(policy.backoff(retry: attempts))
-        let spread = min(max(policy.jitter, 0), 1)
+        let spread = policy.jitter.isNaN ? 0 : min(max(policy.jitter, 0), 1)
         let factor = 1 + spread * (2 * random() - 1)
-        return .retry(after: .nanoseconds(Int64((base * factor * 1e9).rounded())))
+        return .retry(after: RetryPolicy.duration(seconds: base * factor))
     }
 
     /// The delay a `Retry-After` field asks for: seconds, or an HTTP date relative to `now`.
@@ -197,8 +205,9 @@ public struct RetryState: Sendable {
         guard let text = fields[.retryAfter]?.trimmingSpaces else { return nil }
         if let seconds = Int(text) { return .seconds(max(0, seconds)) }
         guard let date = HTTPDate.parse(text) else { return nil }
-        let interval = date.timeIntervalSince(now)
-        return .milliseconds(Int64(max(0, interval) * 1000))
+        // Whole milliseconds, as the field's own precision is a second.
+        let interval = (date.timeIntervalSince(now) * 1000).rounded(.down) / 1000
+        return RetryPolicy.duration(seconds: interval)
     }
 }
 
@@ -217,8 +226,10 @@ enum HTTPDate {
 
     static func parse(_ text: String) -> Date? {
         let parts = text.split(separator: " ")
+        // The year has four digits (RFC 9110's IMF-fixdate), which also keeps the arithmetic below in range.
         guard parts.count == 6, parts[5].uppercased() == "GMT", let day = Int(parts[1]),
-            let monthIndex = months.firstIndex(of: parts[2].lowercased()), let year = Int(parts[3])
+            let monthIndex = months.firstIndex(of: parts[2].lowercased()), parts[3].utf8.count == 4,
+            parts[3].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let year = Int(parts[3])
         else { return nil }
         let time = parts[4].split(separator: ":").compactMap { Int($0) }
         guard time.count == 3, (1...31).contains(day), (0..<24).contains(time[0]), (0..<60).contains(time[1]),
