@@ -47,6 +47,12 @@ import Testing
         #expect(small.digits == [7, 5] && small.exponent == -3 && !small.negative)
         #expect(ExactDecimal(lexical: "-0.0")?.isZero == true)
         #expect(ExactDecimal(lexical: "-9223372036854775808")?.int64 == Int64.min)
+        // Its fields are public: an exponent at the end of `Int` is far beyond `Int64`, not an overflow.
+        var huge = try #require(ExactDecimal(lexical: "1"))
+        huge.exponent = .max
+        #expect(huge.int64 == nil)
+        huge.exponent = .min
+        #expect(huge.int64 == nil)
         #expect(ExactDecimal(lexical: "9223372036854775807")?.int64 == Int64.max)
         #expect(ExactDecimal(lexical: "9223372036854775808")?.int64 == nil)
         #expect(ExactDecimal(lexical: "12e3")?.int64 == 12_000)

@@ -292,7 +292,7 @@ final class FileSink: ResponseBodySink {
     func begin(_ head: HTTPResponse) throws {
         let status = Int(head.status.code)
         let fields = head.headerFields
-        let length = fields[.contentLength].flatMap { Int64($0) }
+        let length = fields[.contentLength].flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil }
         let offset = locked.withLock { $0.offset }
         switch status {
         case 206:
@@ -303,7 +303,12 @@ final class FileSink: ResponseBodySink {
             guard let (first, total) = Self.contentRange(range), first == offset else {
                 throw discard(.unexpectedStatus, "the server resumed the download at the wrong offset (\(range); the file has \(offset) bytes)")
             }
-            try start(at: offset, total: total ?? length.map { offset + $0 }, fields: fields)
+            // A length that would take the total past `Int64.max` is a lie: the total stays unknown.
+            let resumed = length.flatMap { length in
+                let (sum, overflow) = offset.addingReportingOverflow(length)
+                return overflow ? nil : sum
+            }
+            try start(at: offset, total: total ?? resumed, fields: fields)
         case 200..<300:
             // A fresh start: no range asked, the server ignores ranges, or the file changed (If-Range).
             try start(at: 0, total: method == .head || status == 204 ? 0 : length, fields: fields)

@@ -54,7 +54,7 @@ public struct BodyStream: AsyncSequence, Sendable, CustomStringConvertible {
 
     private init(source: Source, length: Int64?, isReplayable: Bool) {
         self.source = source
-        self.length = length
+        self.length = length.flatMap { $0 >= 0 ? $0 : nil }
         self.isReplayable = isReplayable
     }
 
@@ -80,12 +80,19 @@ public struct BodyStream: AsyncSequence, Sendable, CustomStringConvertible {
     public static func concatenation(_ parts: [BodyStream]) -> BodyStream {
         var total: Int64? = 0
         for part in parts {
-            if let length = part.length, let sum = total { total = sum + length } else { total = nil }
+            // Unknown when a part's is, or when the sum would pass `Int64.max`.
+            if let length = part.length, let sum = total {
+                let (next, overflow) = sum.addingReportingOverflow(length)
+                total = overflow ? nil : next
+            } else {
+                total = nil
+            }
         }
         return BodyStream(source: .parts(parts), length: total, isReplayable: parts.allSatisfy(\.isReplayable))
     }
 
-    /// A one-shot body read from `sequence` (iterated once), declaring `length` bytes when known.
+    /// A one-shot body read from `sequence` (iterated once), declaring `length` bytes when known (a negative
+    /// `length` is taken as unknown).
     public init<S: AsyncSequence & Sendable>(_ sequence: S, length: Int64? = nil) where S.Element == Data {
         self.init(source: .oneShot(OneShot(sequence)), length: length, isReplayable: false)
     }
@@ -110,7 +117,8 @@ public struct BodyStream: AsyncSequence, Sendable, CustomStringConvertible {
             throw CourierError(.sizeLimitExceeded, detail: "the body holds \(length) bytes; the limit is \(limit)")
         }
         var data = Data()
-        if let length { data.reserveCapacity(Int(length)) }
+        // The declared length is the body's word, not a fact: room for at most 16 MiB of it is taken up front.
+        if let length { data.reserveCapacity(Int(Swift.min(length, 1 << 24))) }
         for try await chunk in self {
             guard chunk.count <= limit - data.count else {
                 throw CourierError(.sizeLimitExceeded, detail: "the body exceeds \(limit) bytes")

@@ -166,7 +166,7 @@ public struct ExactDecimal: Hashable, Sendable {
     /// The exact `Int64` this number equals, if any.
     public var int64: Int64? {
         if digits.isEmpty { return 0 }
-        guard exponent >= 0, digits.count + exponent <= 19 else { return nil }
+        guard exponent >= 0, exponent <= 19 - digits.count else { return nil }
         var magnitude: UInt64 = 0
         for digit in digits + Array(repeating: 0, count: exponent) {
             let (times, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
