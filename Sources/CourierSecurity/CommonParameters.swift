@@ -78,7 +78,7 @@ public struct CommonParameters: Interceptor {
         ) -> Parameter {
             Parameter(name: name) { _ in
                 let seconds = now().timeIntervalSince1970
-                return .int(Int64((milliseconds ? seconds * 1000 : seconds).rounded(.down)))
+                return .int(Int64(flooringClamped: milliseconds ? seconds * 1000 : seconds))
             }
         }
 

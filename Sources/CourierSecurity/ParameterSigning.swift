@@ -289,7 +289,7 @@ public struct ParameterSigning: Interceptor {
         }
         var added: [(String, String)] = []
         if let field = options.timestampField {
-            added.append((field, String(Int64(now().timeIntervalSince1970.rounded(.down)))))
+            added.append((field, String(Int64(flooringClamped: now().timeIntervalSince1970))))
         }
         if let field = options.nonceField { added.append((field, makeNonce())) }
 

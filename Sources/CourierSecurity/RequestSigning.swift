@@ -79,7 +79,7 @@ public struct RequestSigning: Interceptor {
     ) async throws -> CourierResponse {
         var request = request
         let nonce = makeNonce()
-        let timestamp = Int64(now().timeIntervalSince1970.rounded(.down))
+        let timestamp = Int64(flooringClamped: now().timeIntervalSince1970)
         if let stream = request.bodyStream {
             // A streamed body is signed by its digest (see CanonicalRequest): read once more for a replayable
             // body, the unsigned-payload marker for a one-shot one.

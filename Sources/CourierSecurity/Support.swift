@@ -129,4 +129,20 @@ func splitPath(_ path: String?) -> (path: String, query: [QueryItem]) {
     let (bare, segments) = splitRawPath(path)
     return (bare, segments.map { decodedPair($0) })
 }
+
+extension Int64 {
+    /// `value` rounded down, NaN as 0 and beyond the type's range as its nearest end: a clock (an injected
+    /// `now`) that gives an absurd date makes an absurd timestamp, not a trap.
+    init(flooringClamped value: Double) {
+        if value.isNaN {
+            self = 0
+        } else if value >= 9_223_372_036_854_775_807 {
+            self = .max
+        } else if value < -9_223_372_036_854_775_808 {
+            self = .min
+        } else {
+            self = Int64(value.rounded(.down))
+        }
+    }
+}
 #endif

@@ -160,6 +160,34 @@ import CourierSecurity
         #expect(first.first { $0.name == "call" }?.value?.hasPrefix("#") == true)
     }
 
+    /// A clock that gives an absurd date (an injected `now`) makes an absurd timestamp, never a trap: the
+    /// common timestamp parameter, parameter signing and request signing clamp to `Int64`'s ends, NaN to 0.
+    @Test func absurdClocksMakeClampedTimestamps() async throws {
+        let cases: [(Date, String)] = [
+            (Date(timeIntervalSince1970: 1e19), String(Int64.max)), (Date(timeIntervalSince1970: -1e300), String(Int64.min)),
+            (Date(timeIntervalSince1970: .infinity), String(Int64.max)), (Date(timeIntervalSince1970: .nan), "0"),
+        ]
+        for (date, expected) in cases {
+            let common = makeModule([CommonParameters(placement: .query, [
+                .timestamp("ts", now: { date }), .timestamp("ms", milliseconds: true, now: { date }),
+            ])])
+            let (head, _) = try await Self.send(makeEndpoint(common, method: .get))
+            #expect(Self.query(of: head).first { $0.name == "ts" }?.value == expected)
+            #expect(Self.query(of: head).first { $0.name == "ms" }?.value == expected)
+
+            var options = ParameterSigning.Options()
+            options.timestampField = "timestamp"
+            let parameters = ParameterSigning(
+                signer: ParameterSigner(secret: "s"), options: options, now: { date }, makeNonce: { "n" })
+            let (signed, _) = try await Self.send(makeEndpoint(makeModule([parameters]), method: .get))
+            #expect(Self.query(of: signed).first { $0.name == "timestamp" }?.value == expected)
+
+            let request = RequestSigning(key: SigningKey(id: "k", secret: "s"), now: { date })
+            let (headers, _) = try await Self.send(makeEndpoint(makeModule([request]), method: .get))
+            #expect(headers.headerFields[HTTPField.Name("X-Courier-Timestamp")!] == expected)
+        }
+    }
+
     @Test func providerClosureKeepsOrder() async throws {
         let module = makeModule([CommonParameters(placement: .query) { context in
             ["module": .string(context.module.name), "device_id": "D-1"]
