@@ -142,6 +142,34 @@ func makeEntry(_ key: String, module: String = "m", bytes: Int = 100, fill: UInt
         #expect(await store.entry(for: CacheKey(rawValue: "d")) != nil)
     }
 
+    /// A negative size limit keeps nothing, and numbers a damaged file holds (an access clock at `Int64.max`,
+    /// negative sizes) neither overflow nor stop the store.
+    @Test func absurdLimitsAndNumbersInTheFileAreHarmless() async throws {
+        let empty = try SQLiteCacheStore(path: Fixture.tempPath(), sizeLimit: .min)
+        #expect(empty.sizeLimit == 0)
+        empty.store(makeEntry("a", bytes: 10))
+        await empty.flush()
+        #expect(await empty.statistics().count == 0)
+
+        let path = Fixture.tempPath()
+        do {
+            let store = try SQLiteCacheStore(path: path, sizeLimit: 3_500)
+            for name in ["a", "b", "c"] { store.store(makeEntry(name, bytes: 800)) }
+            await store.close()
+        }
+        let writer = try DatabaseQueue(path: path)
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE entries SET accessed = 9223372036854775807 WHERE key = 'a'")
+            try db.execute(sql: "UPDATE entries SET size = -9223372036854775807 WHERE key = 'b'")
+        }
+        try writer.close()
+        let reopened = try SQLiteCacheStore(path: path, sizeLimit: 3_500)
+        #expect(await reopened.entry(for: CacheKey(rawValue: "c")) != nil)
+        for name in ["d", "e", "f"] { reopened.store(makeEntry(name, bytes: 800)) }
+        await reopened.flush()
+        #expect(await reopened.entry(for: CacheKey(rawValue: "f")) != nil)
+    }
+
     @Test(arguments: ["garbage", "truncated", "empty-header"])
     func damagedFileIsRebuilt(damage: String) async throws {
         let path = Fixture.tempPath()

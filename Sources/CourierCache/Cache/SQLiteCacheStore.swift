@@ -22,7 +22,8 @@ public import Logging
 public final class SQLiteCacheStore: CacheStore {
     /// The database file.
     public let path: String
-    /// The most bytes (bodies and heads) kept before eviction.
+    /// The most bytes (bodies and heads) kept before eviction (0 when a negative limit was given: nothing is
+    /// kept).
     public let sizeLimit: Int
 
     private struct Pending {
@@ -49,7 +50,7 @@ public final class SQLiteCacheStore: CacheStore {
         logger: Logger = Logger(label: "courier.cache", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         self.path = path
-        self.sizeLimit = sizeLimit
+        self.sizeLimit = max(0, sizeLimit)
         self.logger = logger
         var rebuilt = false
         let pool: DatabasePool
@@ -67,7 +68,9 @@ public final class SQLiteCacheStore: CacheStore {
             rebuilt = true
         }
         var initial = State(pool: pool)
-        initial.tick = (try? pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(accessed) FROM entries") }) ?? 0
+        // A damaged file may hold any number: the clock starts within [0, 2^62], far from overflowing.
+        let latest = (try? pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(accessed) FROM entries") }) ?? 0
+        initial.tick = min(max(latest, 0), 1 << 62)
         if rebuilt { initial.rebuilds = 1 }
         state = Locked(initial)
     }
@@ -269,7 +272,8 @@ public final class SQLiteCacheStore: CacheStore {
         let rows = try Row.fetchCursor(db, sql: "SELECT key, size FROM entries ORDER BY accessed ASC")
         while excess > 0, let row = try rows.next() {
             victims.append(row["key"])
-            excess -= row["size"] as Int
+            // A damaged row's size may be negative: it frees nothing (and cannot overflow `excess`).
+            excess -= max(0, row["size"] as Int)
         }
         for key in victims {
             try db.execute(sql: "DELETE FROM entries WHERE key = ?", arguments: [key])
