@@ -84,6 +84,47 @@ import Testing
         #expect(try raw.text(bytes).count > 0)
     }
 
+    /// Depths beyond `DecodingLimits.depthCeiling` are taken as the ceiling (guessing and groups recurse once
+    /// per level): a million nested groups are refused at it instead of overflowing the stack.
+    @Test func absurdDepthsStopAtTheCeiling() throws {
+        var deep = ProtobufRawDecoder()
+        deep.maxDepth = .max
+        deep.limits.maximumDepth = .max
+        let groups = Data([UInt8](repeating: 0x0B, count: 1_000_000) + [UInt8](repeating: 0x0C, count: 1_000_000))
+        let error = try #require(throws: CourierError.self) { try deep.decode(groups) }
+        #expect(error.code == .depthLimitExceeded)
+        #expect(error.detail?.contains("maximumDepth = \(DecodingLimits.depthCeiling)") == true)
+        #expect(throws: CourierError.self) { try deep.text(groups) }
+        let value = try deep.decode(Data(ProtobufHostileInputTests.nested(levels: 100_000, field: 1)))
+        var depth = 0
+        var cursor = value
+        while case .object(let o) = cursor, let next = o["1"] {
+            depth += 1
+            cursor = next
+        }
+        #expect(depth == DecodingLimits.depthCeiling)
+    }
+
+    /// Negative limits refuse the first value they bound, and the error names them as they were given.
+    @Test func negativeLimitsAreErrorsThatNameThem() throws {
+        let cases: [(WritableKeyPath<DecodingLimits, Int>, [UInt8], String)] = [
+            (\.maximumTotalValues, [0x08, 0x01], "maximumTotalValues = -1"),
+            (\.maximumContainerCount, [0x08, 0x01], "maximumContainerCount = -1"),
+            (\.maximumStringLength, [0x0A, 0x01, 0x41], "maximumStringLength = -1"),
+            (\.maximumDepth, [0x0B, 0x0C], "maximumDepth = -1"),
+        ]
+        for (limit, bytes, named) in cases {
+            var decoder = ProtobufRawDecoder()
+            decoder.limits[keyPath: limit] = -1
+            let error = try #require(throws: CourierError.self) { try decoder.decode(Data(bytes)) }
+            #expect(error.detail?.contains(named) == true, "\(error)")
+        }
+        var shallow = ProtobufRawDecoder()
+        shallow.maxDepth = -1
+        #expect(throws: CourierError.self) { try shallow.decode(Data([0x0B, 0x0C])) }
+        #expect(try shallow.decode(Data([0x0A, 0x01, 0x41])) == ["1": "A"])
+    }
+
     /// A million repeats of one field number build one array in linear time (the old merge copied the
     /// array on every append, hours for ten million). Ten million tags stop at the default limit of a
     /// million (next test).

@@ -426,6 +426,39 @@ func typedEncodingDifference<T: Encodable>(_ model: T, codec: JSONCodec, encoder
         #expect(first?.values.count == count && first?.values["k7"] == 7 && first?.absent == [nil, nil, nil, nil, 0, 39])
     }
 
+    /// `maximumDepth` stops at `DecodingLimits.depthCeiling`, and a value that deep is decoded, typed, written
+    /// and compared on a cooperative thread's stack without overflowing it; one level more is an error.
+    @Test func theDepthCeilingFitsInATasksStack() async throws {
+        var options = JSONCodec.Options()
+        options.maximumDepth = .max
+        #expect(options.maximumDepth == DecodingLimits.depthCeiling)
+        let codec = JSONCodec(options: options)
+        let depth = DecodingLimits.depthCeiling
+        let outcome = await Task.detached { () -> String? in
+            let text = Data((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
+            do {
+                let value = try codec.decode(text, hints: CodingHints())
+                let written: Data = try codec.encode(value, hints: CodingHints())
+                let viaValue = try codec.decode(Value.self, from: text, hints: CodingHints(), decoder: ValueDecoder())
+                let typed = try codec.decode(AnyJSON.self, from: text, hints: CodingHints(), decoder: ValueDecoder())
+                guard written == text, viaValue == value, typed == (try ValueDecoder().decode(AnyJSON.self, from: value))
+                else { return "the deep value did not round-trip" }
+            } catch {
+                return "\(error)"
+            }
+            let deeper = Data((String(repeating: "[", count: depth + 1) + String(repeating: "]", count: depth + 1)).utf8)
+            do {
+                _ = try codec.decode(deeper, hints: CodingHints())
+                return "one level more decoded"
+            } catch let error as CourierError {
+                return error.code == .depthLimitExceeded ? nil : "\(error)"
+            } catch {
+                return "\(error)"
+            }
+        }.value
+        #expect(outcome == nil, "\(outcome ?? "")")
+    }
+
     @Test(arguments: [JSONCodec.DuplicateKeyPolicy.lastWins, .firstWins, .reject])
     func duplicateKeysFollowThePolicy(policy: JSONCodec.DuplicateKeyPolicy) {
         var options = JSONCodec.Options()

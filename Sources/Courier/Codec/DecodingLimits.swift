@@ -10,7 +10,7 @@
 /// | limit | default | bounds |
 /// | --- | --- | --- |
 /// | ``maximumInputSize`` | 64 MiB | bytes of one body |
-/// | ``maximumDepth`` | 512 (protobuf codec: 100) | nesting of arrays, objects, elements, messages |
+/// | ``maximumDepth`` | 512 (protobuf codec: 100), also the most it can be | nesting of arrays, objects, elements, messages |
 /// | ``maximumContainerCount`` | 1,000,000 | elements of one array, members of one object, children and attributes of one XML element, fields (repeated elements included) of one protobuf message |
 /// | ``maximumTotalValues`` | 5,000,000 | values in the whole body (every scalar, array, object, element, attribute, message) |
 /// | ``maximumStringLength`` | 16 MiB | bytes of one string, bytes value, name or XML text |
@@ -39,8 +39,18 @@ public struct DecodingLimits: Hashable, Sendable {
     public var maximumInputSize = 64 << 20
     /// The deepest nesting of containers (arrays and objects, XML elements, protobuf messages and groups).
     /// Default 512; ``defaultProtobufDepth`` for the protobuf codec, because protobuf-c recurses once per
-    /// level. libxml2 never reads past 256 elements (Courier does not set `XML_PARSE_HUGE`).
-    public var maximumDepth = 512
+    /// level. libxml2 never reads past 256 elements (Courier does not set `XML_PARSE_HUGE`). At most
+    /// ``depthCeiling``: a larger value is taken as the ceiling.
+    public var maximumDepth: Int {
+        get { depth }
+        set { depth = Swift.min(newValue, Self.depthCeiling) }
+    }
+    private var depth = 512
+
+    /// The highest ``maximumDepth``: 512 levels. Writing a value, comparing two, and decoding one into a
+    /// model recurse once per level, and a task of the concurrency pool may have a stack of 512 KiB, which a
+    /// debug build fills at some 750 levels of JSON writing: deeper limits would trade an error for a crash.
+    public static let depthCeiling = 512
     /// The most elements or members one container may hold: array elements, object members, child
     /// elements plus attributes of one XML element, field occurrences (each repeated element counted) of
     /// one protobuf message. Default 1,000,000.

@@ -19,7 +19,8 @@ public import Foundation
 /// print(try ProtobufRawDecoder().text(body))    // 1: 200 / 2: "OK" / 3 { ... }
 /// ```
 public struct ProtobufRawDecoder: Sendable {
-    /// How deep nested messages are guessed. Default 64 (protoc's own limit is similar).
+    /// How deep nested messages are guessed. Default 64 (protoc's own limit is similar); at most
+    /// `DecodingLimits.depthCeiling` (a larger value is taken as that).
     public var maxDepth = 64
     /// The limits decoding enforces while it reads: input size, fields per message
     /// (`DecodingLimits.maximumContainerCount`), values in all, string and bytes lengths, and the nesting

@@ -71,11 +71,14 @@ struct ProtobufRawFailure: Error {
         case .truncatedFixed64: return "truncated 64-bit value"
         case .unmatchedEndGroup: return "unmatched end of group \(first)"
         case .unclosedGroup: return "group \(first) is not closed"
-        case .tooManyValues: return "the message holds more values than the limit maximumTotalValues = \(first)"
+        case .tooManyValues:
+            return "the message holds more values than the limit maximumTotalValues = \(Int64(bitPattern: first))"
         case .tooLong:
-            return "a length-delimited value of \(first) bytes is longer than the limit maximumStringLength = \(second)"
-        case .tooManyFields: return "a message has more fields than the limit maximumContainerCount = \(first)"
-        case .groupsTooDeep: return "groups nest deeper than the limit maximumDepth = \(first)"
+            return "a length-delimited value of \(first) bytes is longer than the limit maximumStringLength = "
+                + "\(Int64(bitPattern: second))"
+        case .tooManyFields:
+            return "a message has more fields than the limit maximumContainerCount = \(Int64(bitPattern: first))"
+        case .groupsTooDeep: return "groups nest deeper than the limit maximumDepth = \(Int64(bitPattern: first))"
         }
     }
 }
@@ -107,8 +110,9 @@ struct ProtobufRawScanner {
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, limits: DecodingLimits, maxDepth: Int) {
         base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
-        self.maxDepth = maxDepth
-        groupDepth = min(limits.maximumDepth, maxDepth)
+        // Guessed nesting recurses as groups do: both stop at the ceiling of every depth limit.
+        self.maxDepth = min(maxDepth, DecodingLimits.depthCeiling)
+        groupDepth = min(limits.maximumDepth, self.maxDepth)
         maxTotal = limits.maximumTotalValues
         maxFields = limits.maximumContainerCount
         maxString = limits.maximumStringLength
@@ -121,6 +125,11 @@ struct ProtobufRawScanner {
 
     /// Frees the tape.
     func deallocate() { tape.deallocate() }
+
+    /// A limit as a failure's number (its bit pattern: a negative limit, which every value exceeds, is printed
+    /// as the caller gave it).
+    @inline(__always)
+    static func limit(_ value: Int) -> UInt64 { UInt64(bitPattern: Int64(value)) }
 
     /// The entries recorded.
     var entries: UnsafeBufferPointer<ProtobufRawEntry> { UnsafeBufferPointer(start: tape, count: count) }
@@ -144,7 +153,7 @@ struct ProtobufRawScanner {
     mutating func count(at offset: Int) throws(ProtobufRawFailure) {
         total += 1
         if total > maxTotal {
-            throw ProtobufRawFailure(reason: .tooManyValues, offset: offset, first: UInt64(maxTotal))
+            throw ProtobufRawFailure(reason: .tooManyValues, offset: offset, first: Self.limit(maxTotal))
         }
     }
 
@@ -227,7 +236,7 @@ struct ProtobufRawScanner {
             case 3:
                 scalar = false
                 guard depth < groupDepth else {
-                    throw ProtobufRawFailure(reason: .groupsTooDeep, offset: keyOffset, first: UInt64(groupDepth))
+                    throw ProtobufRawFailure(reason: .groupsTooDeep, offset: keyOffset, first: Self.limit(groupDepth))
                 }
                 let index = count
                 append(ProtobufRawEntry(value: 0, number: number, kind: .group))
@@ -246,7 +255,7 @@ struct ProtobufRawScanner {
             }
             fields += 1
             if fields > maxFields {
-                throw ProtobufRawFailure(reason: .tooManyFields, offset: keyOffset, first: UInt64(maxFields))
+                throw ProtobufRawFailure(reason: .tooManyFields, offset: keyOffset, first: Self.limit(maxFields))
             }
             if scalar { try count(at: keyOffset) }
             if number < last { disordered = true }
@@ -304,7 +313,7 @@ struct ProtobufRawScanner {
         offset = payload.upperBound
         if payload.count > maxString {
             throw ProtobufRawFailure(
-                reason: .tooLong, offset: keyOffset, first: UInt64(payload.count), second: UInt64(maxString))
+                reason: .tooLong, offset: keyOffset, first: UInt64(payload.count), second: Self.limit(maxString))
         }
         let index = count
         append(ProtobufRawEntry(value: UInt64(lengthOffset), number: number, kind: .lengthDelimited))
