@@ -100,41 +100,12 @@ struct TypedHandWritten: Codable, Equatable {
     }
 }
 
-/// Reads an object's members out of order: every member from the last to the first, every third one again,
-/// and names that are absent (one ASCII, one not) or canonically equivalent to a member's (é as one or two
-/// scalars). Large objects read this way are looked up through a table of their names.
-struct TypedOutOfOrder: Decodable, Equatable {
-    var values: [String: Int]
-    var again: [Int]
-    var absent: [Int?]
-    var contained: [Bool]
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: AnyJSON.Key.self)
-        let keys = container.allKeys
-        var values: [String: Int] = [:]
-        for key in keys.reversed() { values[key.stringValue] = try container.decode(Int.self, forKey: key) }
-        self.values = values
-        again = try keys.enumerated().filter { $0.offset % 3 == 0 }.map { try container.decode(Int.self, forKey: $0.element) }
-        let probes = ["missing", "k\u{e9}", "e\u{301}", "\u{e9}", "k0", "k39"].map(AnyJSON.Key.init(stringValue:))
-        absent = try probes.map { try container.decodeIfPresent(Int.self, forKey: $0) }
-        contained = probes.map(container.contains)
-    }
-}
-
 /// Any JSON document, read through the generic containers (for the JSONTestSuite through the typed path).
 indirect enum AnyJSON: Decodable, Equatable {
     case null, bool(Bool), number(Double), string(String), array([AnyJSON]), object([String: AnyJSON])
 
-    struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     init(from decoder: any Decoder) throws {
-        if let keyed = try? decoder.container(keyedBy: Key.self) {
+        if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
             var object: [String: AnyJSON] = [:]
             for key in keyed.allKeys { object[key.stringValue] = try keyed.decode(AnyJSON.self, forKey: key) }
             self = .object(object)
@@ -411,17 +382,17 @@ func typedEncodingDifference<T: Encodable>(_ model: T, codec: JSONCodec, encoder
         for layout in layouts {
             let document = Array(("{" + layout.joined(separator: ",") + "}").utf8)
             for decoder in [ValueDecoder(), snake] {
-                #expect(typedDifference(TypedOutOfOrder.self, document, decoder: decoder) == nil, "\(layout[0])")
+                #expect(typedDifference(OutOfOrderModel.self, document, decoder: decoder) == nil, "\(layout[0])")
                 #expect(typedDifference([String: Int].self, document, decoder: decoder) == nil, "\(layout[0])")
                 #expect(typedDifference(AnyJSON.self, document, decoder: decoder) == nil, "\(layout[0])")
             }
         }
         // The same decoder object reused for sibling objects of different layouts (an array of them).
         let siblings = "[" + layouts.map { "{" + $0.joined(separator: ",") + "}" }.joined(separator: ",") + "]"
-        #expect(typedDifference([TypedOutOfOrder].self, Array(siblings.utf8)) == nil)
+        #expect(typedDifference([OutOfOrderModel].self, Array(siblings.utf8)) == nil)
         // Out-of-order reads found nothing wrong above only if they found something: check one answer.
         let first = try? JSONCodec().decode(
-            TypedOutOfOrder.self, from: Data(("{" + layouts[1].joined(separator: ",") + "}").utf8),
+            OutOfOrderModel.self, from: Data(("{" + layouts[1].joined(separator: ",") + "}").utf8),
             hints: CodingHints(), decoder: ValueDecoder())
         #expect(first?.values.count == count && first?.values["k7"] == 7 && first?.absent == [nil, nil, nil, nil, 0, 39])
     }
@@ -630,79 +601,6 @@ struct TypedOddEncoder: Encodable {
     }
 }
 
-/// Catches errors thrown while its members encode and goes on: what a member wrote before throwing (its
-/// name, a scalar, its first members) must leave no trace, as in the Value path, which drops the member.
-struct TypedCatchingEncoder: Encodable {
-    var mode: Int
-
-    enum Keys: String, CodingKey { case value, unit, extra, id, x, y }
-    struct Refusal: Error {}
-
-    /// Throws before writing anything.
-    struct Refusing: Encodable {
-        func encode(to encoder: any Encoder) throws { throw Refusal() }
-    }
-
-    /// Writes its scalar, then throws.
-    struct HalfScalar: Encodable {
-        func encode(to encoder: any Encoder) throws {
-            var single = encoder.singleValueContainer()
-            try single.encode(5)
-            throw Refusal()
-        }
-    }
-
-    /// Writes one member, then throws.
-    struct HalfObject: Encodable {
-        func encode(to encoder: any Encoder) throws {
-            var keyed = encoder.container(keyedBy: Keys.self)
-            try keyed.encode(1, forKey: .x)
-            throw Refusal()
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        switch mode {
-        case 0:
-            var keyed = encoder.container(keyedBy: Keys.self)
-            try? keyed.encode(Double.nan, forKey: .value)
-            try keyed.encode("kg", forKey: .unit)
-        case 1:
-            var keyed = encoder.container(keyedBy: Keys.self)
-            try? keyed.encode(Refusing(), forKey: .extra)
-            try keyed.encode(1, forKey: .id)
-        case 2:
-            var keyed = encoder.container(keyedBy: Keys.self)
-            try? keyed.encode(HalfScalar(), forKey: .x)
-            try keyed.encode(1, forKey: .y)
-        case 3:
-            var keyed = encoder.container(keyedBy: Keys.self)
-            try? keyed.encode(HalfObject(), forKey: .x)
-            try keyed.encode(1, forKey: .y)
-        case 4:
-            var unkeyed = encoder.unkeyedContainer()
-            try unkeyed.encode(1)
-            try? unkeyed.encode(Float.infinity)
-            try? unkeyed.encode(HalfObject())
-            try? unkeyed.encode(HalfScalar())
-            try unkeyed.encode(2)
-        case 5:
-            var single = encoder.singleValueContainer()
-            try single.encode(1)
-            try? single.encode(2)
-        case 6:
-            var keyed = encoder.container(keyedBy: Keys.self)
-            try? keyed.encode(Date(timeIntervalSince1970: .infinity), forKey: .value)
-            try keyed.encode(1, forKey: .id)
-        default:
-            var keyed = encoder.container(keyedBy: Keys.self)
-            try keyed.encode(TypedCatchingEncoder(mode: mode - 7), forKey: .x)
-            try? keyed.encode([TypedCatchingEncoder(mode: mode - 7)], forKey: .y)
-            try keyed.encode(2, forKey: .id)
-        }
-    }
-}
-
 @Suite struct JSONTypedEncodingTests {
     static let codecs: [JSONCodec] = {
         var result: [JSONCodec] = []
@@ -780,15 +678,15 @@ struct TypedCatchingEncoder: Encodable {
     /// A model that catches an error and goes on gets the Value path's bytes: the direct encoder gives up on
     /// any error, since what it streamed before the error cannot be taken back.
     @Test func caughtErrorsLeaveNoTrace() throws {
-        for mode in 0..<14 {
+        for mode in 0..<CatchingModel.modes {
             for codec in Self.codecs {
                 #expect(
-                    typedEncodingDifference(TypedCatchingEncoder(mode: mode), codec: codec, encoder: ValueEncoder()) == nil,
+                    typedEncodingDifference(CatchingModel(mode: mode), codec: codec, encoder: ValueEncoder()) == nil,
                     "mode \(mode)")
             }
         }
         func text(_ mode: Int) -> String? {
-            (try? JSONCodec().encode(model: TypedCatchingEncoder(mode: mode), encoder: ValueEncoder()) as [UInt8])
+            (try? JSONCodec().encode(model: CatchingModel(mode: mode), encoder: ValueEncoder()) as [UInt8])
                 .map { String(decoding: $0, as: UTF8.self) }
         }
         #expect(text(0) == nil)
@@ -797,7 +695,7 @@ struct TypedCatchingEncoder: Encodable {
         #expect(text(3) == #"{"y":1}"#)
         #expect(text(4) == nil)
         #expect(text(5) == "2")
-        #expect(text(8) == #"{"x":{"id":1},"y":[{"id":1}],"id":2}"#)
+        #expect(text(9) == #"{"x":{"id":1},"y":[{"id":1}],"id":2}"#)
     }
 
     @Test func theCodecSetUsesTheDirectPaths() throws {
