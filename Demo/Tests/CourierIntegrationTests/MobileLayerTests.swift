@@ -171,11 +171,12 @@ import Testing
         try await withDemoServer { _, api in
             let client = CourierClient()
             var endpoint = Endpoint(name: "search", module: Self.module(api), path: "/layer/count/search",
-                                    query: [QueryItem("delay", "500")])
+                                    query: [QueryItem("delay", "3000")])
             endpoint.duplicatePolicy = .cancelPrevious
             let first = client.dispatch(endpoint)
             // The first call must reach the server before the second replaces it (not a fixed sleep: a loaded
-            // machine loses that race).
+            // machine loses that race), and must still be waiting there when it does: the server holds each call
+            // 3 s, because polling the count took more than 0.5 s on a loaded CI machine.
             try #require(await waitUntil { try await Self.count("search", api: api) >= 1 })
             let second = client.dispatch(endpoint)
             let error = try await #require(throws: CourierError.self) { try await first.reply }
@@ -270,7 +271,7 @@ import Testing
         try await withDemoServer { _, api in
             let client = CourierClient()
             var endpoint = Endpoint(name: "shared", module: MobileLayerTests.module(api), path: "/layer/count/follower",
-                                    query: [QueryItem("delay", "800")])
+                                    query: [QueryItem("delay", "3000")])   // outlasts polling on a loaded machine
             endpoint.duplicatePolicy = .share
             let leader = client.dispatch(endpoint)
             let leaderDone = Locked(false)
