@@ -350,6 +350,22 @@ import Testing
         #expect(limiter.running(host: "api.test") == 0)
     }
 
+    /// A call asks for the host's slot while it is taken, and every call in flight ends before it joins the queue:
+    /// no release is left to wake it, so it must take the slot itself (it used to wait forever).
+    @Test(.timeLimit(.minutes(2))) func aSlotFreedWhileACallQueuesIsTaken() async throws {
+        let transport = InMemoryTransport { _, _ in jsonResponse() }
+        let limiter = ConcurrencyLimiter(maximumPerHost: 1)
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [limiter]))
+        for _ in 0..<500 {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 { group.addTask { _ = try await client.send(Fixture.endpoint("/x")) } }
+                try await group.waitForAll()
+            }
+        }
+        #expect(limiter.running(host: "api.test") == 0)
+        #expect(limiter.waiting(host: "api.test") == 0)
+    }
+
     @Test func differentHostsDoNotWaitForEachOther() async throws {
         let gate = Gate()
         let transport = InMemoryTransport { request, _ in

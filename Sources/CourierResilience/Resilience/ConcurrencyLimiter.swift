@@ -69,18 +69,30 @@ public final class ConcurrencyLimiter: Interceptor {
             return state.nextID
         }
         guard let id else { return }
+        enum Outcome { case queued, acquired, cancelled }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let cancelled = state.withLock { state -> Bool in
-                    if Task.isCancelled { return true }
+                let outcome = state.withLock { state -> Outcome in
+                    if Task.isCancelled { return .cancelled }
                     var entry = state.hosts[host] ?? Host()
+                    defer { state.hosts[host] = entry }
+                    // The calls in flight may all have ended since the slot was asked for, each finding no
+                    // waiter to pass its slot to: then no release is left to wake this one, and it takes a slot.
+                    // (A waiter is queued only while every slot is taken, so the queue is empty then.)
+                    if entry.running < maximumPerHost {
+                        entry.running += 1
+                        return .acquired
+                    }
                     // Stable: after every waiter of the same or higher priority.
                     let index = entry.waiting.firstIndex { $0.priority < priority } ?? entry.waiting.count
                     entry.waiting.insert(Waiter(id: id, priority: priority, continuation: continuation), at: index)
-                    state.hosts[host] = entry
-                    return false
+                    return .queued
                 }
-                if cancelled { continuation.resume(throwing: CourierError(.cancelled, detail: "cancelled while queued")) }
+                switch outcome {
+                case .queued: break
+                case .acquired: continuation.resume()
+                case .cancelled: continuation.resume(throwing: CourierError(.cancelled, detail: "cancelled while queued"))
+                }
             }
         } onCancel: {
             let waiter = state.withLock { state -> Waiter? in
