@@ -187,8 +187,12 @@ public actor CredentialStore {
             inFlight = (rejectedGeneration, task)
             refreshCount += 1
         }
+        // A caller cancelled while it waits stops waiting; the refresh goes on for the others (and is no failure).
+        guard let outcome = await task.resultUnlessCancelled() else {
+            throw CourierError(.cancelled, detail: "cancelled while the credential was refreshed")
+        }
         do {
-            let fresh = try await task.value
+            let fresh = try outcome.get()
             if generation == rejectedGeneration {
                 credential = fresh
                 generation &+= 1
@@ -236,8 +240,11 @@ public actor CredentialStore {
             reLoginInFlight = (rejectedGeneration, task)
             reLoginCount += 1
         }
-        let outcome: Result<Credential?, any Error>
-        do { outcome = .success(try await task.value) } catch { outcome = .failure(error) }
+        // A caller cancelled while it waits (a sign-in screen may stay up for minutes) stops waiting; the sign-in
+        // goes on for the others.
+        guard let outcome = await task.resultUnlessCancelled() else {
+            throw CourierError(.cancelled, detail: "cancelled while signing in again")
+        }
         if reLoginInFlight?.generation == rejectedGeneration { reLoginInFlight = nil }
         switch outcome {
         case .success(let fresh?):

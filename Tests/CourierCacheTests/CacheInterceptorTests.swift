@@ -43,6 +43,25 @@ import Testing
         return (CourierClient(transport: server.transport, configuration: .init(interceptors: [cache])), cache)
     }
 
+    /// Calls from several tasks at once, each starting a background refresh of one key: every refresh that ends
+    /// is forgotten, so `waitForRevalidations()` returns. A refresh that ended before it was recorded, while
+    /// another of the same key began, used to be kept forever, and the wait spun on it. (That needs the calls,
+    /// the refreshes and the lock to meet in one order: this stress finds it only now and then.)
+    @Test(.timeLimit(.minutes(2))) func overlappingRefreshesOfOneKeyAreAllForgotten() async throws {
+        server["/feed"] = .init(body: #"{"code":0,"items":[1,2,3]}"#)
+        let cache = CacheInterceptor(store: MemoryCacheStore())     // the real clock
+        let client = CourierClient(transport: server.transport, configuration: .init(interceptors: [cache]))
+        let endpoint = Fixture.endpoint("/feed", policy: .readOnlyRefreshing)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask { for _ in 0..<1_000 { _ = try? await client.send(endpoint) } }
+            }
+        }
+        await cache.waitForRevalidations()
+        #expect(await eventually { client.runningCalls.isEmpty })
+        #expect(server.hits("/feed") > 1)
+    }
+
     @Test func ignoreNeverReadsNorWrites() async throws {
         server["/a"] = .init(body: #"{"n":1}"#)
         let (client, cache) = makeClient()

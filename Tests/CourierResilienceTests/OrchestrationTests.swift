@@ -13,6 +13,8 @@ final class WorkServer: Sendable {
     let cancelled = Locked(0)
     let pageRequests = Locked<[Int]>([])
     let pageGate = Locked<Gate?>(nil)
+    /// Whether the gate holds the first page too (else only the later ones).
+    let gatesFirstPage = Locked(false)
 
     var transport: InMemoryTransport {
         InMemoryTransport { request, _ in try await self.handle(request) }
@@ -45,7 +47,7 @@ final class WorkServer: Sendable {
             let page = Int(query.first { $0.name == "page" }?.value ?? "1") ?? 1
             let size = Int(query.first { $0.name == "size" }?.value ?? "10") ?? 10
             pageRequests.withLock { $0.append(page) }
-            if page > 1, let gate = pageGate.withLock({ $0 }) { await gate.wait() }
+            if page > 1 || gatesFirstPage.withLock({ $0 }), let gate = pageGate.withLock({ $0 }) { await gate.wait() }
             let all = 25
             let range = ((page - 1) * size)..<min(page * size, all)
             let items = range.map { #"{"id":\#($0)}"# }.joined(separator: ",")
@@ -229,11 +231,55 @@ final class WorkServer: Sendable {
         async let first = pager.loadMore()
         async let second = pager.loadMore()
         #expect(await eventually { server.pageRequests.withLock { $0 } == [1, 2] })
-        try await Task.sleep(for: .milliseconds(20))
+        // Page 2 is held a second more, for the second `loadMore` to join it (it is not observable).
+        try await Task.sleep(for: .seconds(1))
         gate.open()
         let (a, b) = try await (first, second)
         #expect(a.count == 10 && b.count == 10)
         #expect(a == b)
+        #expect(server.pageRequests.withLock { $0 } == [1, 2])
+        #expect(await pager.items.count == 20)
+    }
+
+    /// A caller whose task is cancelled while its page loads stops waiting at once (the page is held until after
+    /// it has), and the request stops with it: nothing of that page is kept, and the next call asks again.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func aCancelledCallerStopsWaitingAtOnce(refreshing: Bool) async throws {
+        let pager = pager()
+        try await pager.refresh()
+        let gate = Gate()
+        server.pageGate.withLock { $0 = gate }
+        server.gatesFirstPage.withLock { $0 = true }
+        let caller = Task { refreshing ? try await pager.refresh() : try await pager.loadMore() }
+        let page = refreshing ? 1 : 2
+        #expect(await eventually { server.pageRequests.withLock { $0 } == [1, page] })
+        caller.cancel()
+        let error = try await #require(throws: CourierError.self) { try await caller.value }
+        #expect(error.code == .cancelled)
+        gate.open()
+        #expect(await pager.items.count == 10)
+        #expect(await pager.currentPage == 1)
+        let next = refreshing ? try await pager.refresh() : try await pager.loadMore()
+        #expect(next.first?["id"] == (refreshing ? 0 : 10))
+        #expect(server.pageRequests.withLock { $0 } == [1, page, page])
+    }
+
+    /// Two callers share a page; the one cancelled stops waiting, the other gets the page from the same request.
+    @Test(.timeLimit(.minutes(1))) func aCancelledCallerLeavesTheOthersTheirPage() async throws {
+        let pager = pager()
+        try await pager.refresh()
+        let gate = Gate()
+        server.pageGate.withLock { $0 = gate }
+        let first = Task { try await pager.loadMore() }
+        #expect(await eventually { server.pageRequests.withLock { $0 } == [1, 2] })
+        let second = Task { try await pager.loadMore() }
+        // The second joins the first's request (there is no other way to see it join than to give it time).
+        try await Task.sleep(for: .seconds(2))
+        first.cancel()
+        let error = try await #require(throws: CourierError.self) { try await first.value }
+        #expect(error.code == .cancelled)
+        gate.open()
+        #expect(try await second.value.first?["id"] == 10)
         #expect(server.pageRequests.withLock { $0 } == [1, 2])
         #expect(await pager.items.count == 20)
     }

@@ -22,7 +22,10 @@ import Testing
     }
 
     static func store(refreshes: Counter, fails: Bool = false, delay: Duration = .milliseconds(50)) -> CredentialStore {
-        CredentialStore(credential: Credential(accessToken: "expired-token", refreshToken: "r1")) { old in
+        // A failed refresh holds for ten minutes: a call its machine starts seconds late must not refresh again.
+        CredentialStore(
+            credential: Credential(accessToken: "expired-token", refreshToken: "r1"), failureCooldown: .seconds(600)
+        ) { old in
             refreshes.increment()
             try await Task.sleep(for: delay)
             if fails { throw CourierError(.http(status: 400), detail: "refresh rejected") }
@@ -264,6 +267,38 @@ import Testing
         for result in results { #expect(try result.get().value["data"] == "hello") }
         #expect(logins.count == 1)
         #expect(transport.requests.count == 20)
+    }
+
+    /// A call cancelled while its credential is refreshed (or while a sign-in screen is up) ends at once with
+    /// `cancelled`; the renewal goes on for the other calls, and the cancelled wait is no failure. (Before, the
+    /// call waited for the renewal to end: here, forever.)
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func aCallCancelledWhileItsCredentialIsRenewedEndsAtOnce(signingIn: Bool) async throws {
+        let release = Locked(false)
+        let renewals = Counter()
+        @Sendable func renew() async throws -> Credential {
+            renewals.increment()
+            while !release.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+            return Credential(accessToken: "fresh-token")
+        }
+        let store =
+            signingIn
+            ? CredentialStore(credential: nil, reLogin: { _ in try await renew() }) { _ in Credential(accessToken: "unused") }
+            : CredentialStore(credential: Credential(accessToken: "expired-token", refreshToken: "r1")) { _ in
+                try await renew()
+            }
+        let client = CourierClient(transport: Self.server(valid: { "fresh-token" }))
+        let endpoint = makeEndpoint(makeModule([BearerAuth(store: store)]), method: .get, path: "/me")
+        let cancelled = client.dispatch(endpoint)
+        let waiting = client.dispatch(endpoint)
+        while renewals.count < 1 { try await Task.sleep(for: .milliseconds(2)) }
+        cancelled.cancel()
+        let error = try await #require(throws: CourierError.self) { try await cancelled.reply }
+        #expect(error.code == .cancelled)
+        release.withLock { $0 = true }
+        #expect(try await waiting.reply.value["data"] == "hello")
+        #expect(try await client.send(endpoint).value["data"] == "hello")
+        #expect(renewals.count == 1)
     }
 
     @Test(arguments: [#"Bearer error="invalid_token""#, "Bearer error=invalid_token", #"bearer realm="a", error = "invalid_token""#,

@@ -54,4 +54,42 @@ import Testing
         #expect(file.value.resumedBytes == 3)
         #expect(try Data(contentsOf: destination) == Data("abcdef".utf8))
     }
+
+    /// Streams `chunks` × `size` bytes with an entity tag and no `Content-Length`: only counting finds the size.
+    struct UndeclaredLengthTransport: Transport {
+        var chunks: Int
+        var size: Int
+        func send(_ request: HTTPRequest, body: Data?, options: TransportOptions) async throws -> (HTTPResponse, Data) {
+            (HTTPResponse(status: .ok), Data(repeating: 7, count: chunks * size))
+        }
+        func stream(
+            _ request: HTTPRequest, body: BodyStream?, options: TransportOptions, into sink: any ResponseBodySink
+        ) async throws -> HTTPResponse {
+            let head = HTTPResponse(status: .ok, headerFields: [.eTag: "\"v1\"", .contentType: "application/octet-stream"])
+            try sink.begin(head)
+            for _ in 0..<chunks { try sink.write(Data(repeating: 7, count: size)) }
+            return head
+        }
+    }
+
+    /// A download that passes its `maximumSize` while it is counted (no length declared) is discarded, as one
+    /// declared too large is: no partial file or resume record is left to resume past the limit.
+    @Test func aDownloadCountedPastItsMaximumIsDiscarded() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let client = CourierClient(transport: UndeclaredLengthTransport(chunks: 10, size: 1_000))
+        for _ in 0..<2 {
+            let error = try await #require(throws: CourierError.self) {
+                try await client.download(Fixture.endpoint("/file"), to: destination, maximumSize: 3_000).reply
+            }
+            #expect(error.code == .responseTooLarge)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        }
+        // Within the limit, the same download completes.
+        let file = try await client.download(Fixture.endpoint("/file"), to: destination, maximumSize: 10_000).reply
+        #expect(file.value.resumedBytes == 0)
+        #expect(try Data(contentsOf: destination).count == 10_000)
+    }
 }

@@ -361,12 +361,14 @@ final class FileSink: ResponseBodySink {
 
     func write(_ chunk: Data) throws {
         let maximumSize = maximumSize
+        var passedMaximum = false
         let progress = try locked.withLock { state -> TransferProgress? in
             switch state.mode {
             case .writing(let handle):
                 let written = state.written + Int64(chunk.count)
                 if let maximumSize, written > maximumSize {
-                    throw CourierError(.responseTooLarge, detail: "the download passed \(maximumSize) bytes")
+                    passedMaximum = true     // discarded below: `discard` takes this lock
+                    return nil
                 }
                 if let total = state.total, written > total {
                     throw CourierError(.transportFailure, detail: "the server sent more than the \(total) bytes it announced")
@@ -390,6 +392,10 @@ final class FileSink: ResponseBodySink {
             case .complete, .idle:
                 return nil
             }
+        }
+        // A file past its limit can never be resumed into one within it: deleted, as one declared too large is.
+        if passedMaximum, let maximumSize {
+            throw discard(.responseTooLarge, "the download passed \(maximumSize) bytes")
         }
         if let progress { report(progress) }
     }

@@ -111,7 +111,8 @@ public final class CacheInterceptor: Interceptor {
     public let configuration: CacheConfiguration
 
     private struct State {
-        var revalidating: Set<CacheKey> = []
+        /// The key of each background refresh running now, with its task's id.
+        var revalidating: [CacheKey: Int] = [:]
         var background: [Int: Task<Void, Never>] = [:]
         var nextTask = 0
         var subscribers: [Int: AsyncStream<CacheUpdate>.Continuation] = [:]
@@ -299,15 +300,16 @@ public final class CacheInterceptor: Interceptor {
         key: CacheKey, context: InterceptorContext, failure: String, _ work: @escaping @Sendable () async throws -> Void
     ) {
         let start = state.withLock { state -> Int? in
-            guard state.revalidating.insert(key).inserted else { return nil }
+            guard state.revalidating[key] == nil else { return nil }
             state.nextTask += 1
+            state.revalidating[key] = state.nextTask
             return state.nextTask
         }
         guard let id = start else { return }
         let task = context.startBackgroundWork { [self] in
             defer {
                 state.withLock { state in
-                    state.revalidating.remove(key)
+                    if state.revalidating[key] == id { state.revalidating[key] = nil }
                     state.background[id] = nil
                 }
             }
@@ -319,7 +321,9 @@ public final class CacheInterceptor: Interceptor {
         }
         state.withLock { state in
             // The task may already have finished and removed nothing; only keep it while it runs.
-            if state.revalidating.contains(key) { state.background[id] = task }
+            // (By id: the task may have ended and another refresh of the key started since; keeping this one
+            // then would keep a finished task forever, and `waitForRevalidations()` would wait for it.)
+            if state.revalidating[key] == id { state.background[id] = task }
         }
     }
 

@@ -92,9 +92,41 @@ public actor Pager<Item: Sendable> {
     /// The cursor the last page returned (``Paging/cursor(path:)``).
     public private(set) var nextCursor: String?
 
-    private var loadingMore: Task<[Item], any Error>?
-    private var refreshing: Task<[Item], any Error>?
+    private var loadingMore: SharedLoad?
+    private var refreshing: SharedLoad?
     private var generation = 0
+
+    /// A page request the callers waiting for it share. A caller whose task is cancelled stops waiting at once;
+    /// the request is cancelled with the last of them (a load nobody waits for is abandoned).
+    final class SharedLoad: Sendable {
+        let task: Task<[Item], any Error>
+        /// The callers waiting, and whether the last of them was cancelled.
+        private let waiters = Locked((count: 0, abandoned: false))
+
+        init(_ operation: @escaping @Sendable () async throws -> [Item]) {
+            task = Task(operation: operation)
+        }
+
+        /// Whether every caller was cancelled, and the request with them.
+        var isAbandoned: Bool { waiters.withLock { $0.abandoned } }
+
+        /// The page, or the caller's own cancellation as soon as it comes.
+        func value() async throws -> [Item] {
+            waiters.withLock { $0.count += 1 }
+            let result = await withTaskCancellationHandler {
+                await task.resultUnlessCancelled()
+            } onCancel: {
+                let last = waiters.withLock { waiters -> Bool in
+                    waiters.count -= 1
+                    if waiters.count == 0 { waiters.abandoned = true }
+                    return waiters.abandoned
+                }
+                if last { task.cancel() }
+            }
+            guard let result else { throw CourierError(.cancelled, detail: "cancelled while the page loaded") }
+            return try result.get()
+        }
+    }
 
     init(
         client: CourierClient, pageSize: Int, layout: Layout, paging: Paging,
@@ -112,35 +144,42 @@ public actor Pager<Item: Sendable> {
     /// Loads the first page and replaces the items with it; returns them. Cancels a running ``loadMore()``.
     @discardableResult
     public func refresh() async throws -> [Item] {
-        if let refreshing { return try await refreshing.value }
+        if let refreshing, !refreshing.isAbandoned { return try await refreshing.value() }
         generation += 1
-        loadingMore?.cancel()
+        loadingMore?.task.cancel()
         loadingMore = nil
-        let task = Task { try await self.load(first: true) }
-        refreshing = task
-        defer { if refreshing == task { refreshing = nil } }
-        return try await task.value
+        let load = SharedLoad { try await self.load(first: true) }
+        refreshing = load
+        defer { if refreshing === load { refreshing = nil } }
+        return try await load.value()
     }
 
     /// Loads the next page and appends it; returns the new items (none when ``hasMore`` is false).
     /// Calls made while one is running share its request and result.
     @discardableResult
     public func loadMore() async throws -> [Item] {
-        if let loadingMore { return try await loadingMore.value }
-        if let refreshing { _ = try await refreshing.value }
-        if let loadingMore { return try await loadingMore.value }
+        if let loadingMore, !loadingMore.isAbandoned { return try await loadingMore.value() }
+        if let refreshing, !refreshing.isAbandoned { _ = try await refreshing.value() }
+        if let loadingMore, !loadingMore.isAbandoned { return try await loadingMore.value() }
         guard hasMore else { return [] }
-        let task = Task { try await self.load(first: currentPage == nil) }
-        loadingMore = task
-        defer { if loadingMore == task { loadingMore = nil } }
-        return try await task.value
+        // A load its callers abandoned may still be finishing: its page must not land after this one asks for
+        // the same page again.
+        if loadingMore != nil || refreshing != nil {
+            generation += 1
+            refreshing = nil
+        }
+        let first = currentPage == nil
+        let load = SharedLoad { try await self.load(first: first) }
+        loadingMore = load
+        defer { if loadingMore === load { loadingMore = nil } }
+        return try await load.value()
     }
 
     /// Cancels the running page request, if any.
     public func cancel() {
         generation += 1
-        loadingMore?.cancel()
-        refreshing?.cancel()
+        loadingMore?.task.cancel()
+        refreshing?.task.cancel()
     }
 
     /// The request of the first page, or of the page after the last one loaded; `nil` after page `Int.max`.
@@ -168,6 +207,8 @@ public actor Pager<Item: Sendable> {
         guard started == generation else {
             throw CourierError(.cancelled, detail: "the page request was superseded")
         }
+        // Abandoned by every caller (a transport may answer after all): the page is not theirs to keep.
+        guard !Task.isCancelled else { throw CourierError(.cancelled, detail: "the page request was cancelled") }
         let value = reply.value
         guard let rawItems = value[path: PathComponent.parse(dotted: layout.itemsPath)]?.arrayValue else {
             throw CourierError(.missingValue, detail: "the page has no item list at \(layout.itemsPath)")
