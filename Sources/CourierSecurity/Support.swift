@@ -136,9 +136,9 @@ extension Int64 {
     init(flooringClamped value: Double) {
         if value.isNaN {
             self = 0
-        } else if value >= 9_223_372_036_854_775_807 {
+        } else if value >= 0x1p63 {     // 2^63, the first Double past Int64.max
             self = .max
-        } else if value < -9_223_372_036_854_775_808 {
+        } else if value < -0x1p63 {
             self = .min
         } else {
             self = Int64(value.rounded(.down))

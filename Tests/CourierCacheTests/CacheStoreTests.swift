@@ -72,7 +72,8 @@ func makeEntry(_ key: String, module: String = "m", bytes: Int = 100, fill: UInt
     /// the entries are readable at once, and they land on disk when the lock is released.
     @Test func writesNeverBlockTheCallerEvenWhileTheFileIsLocked() async throws {
         let path = Fixture.tempPath()
-        let store = try SQLiteCacheStore(path: path)
+        // The writes wait for the lock as long as its holder may hold it (below), not the default 10 s.
+        let store = try SQLiteCacheStore(path: path, busyTimeout: .seconds(900))
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         let other = try DatabaseQueue(path: path, configuration: configuration)
@@ -150,6 +151,14 @@ func makeEntry(_ key: String, module: String = "m", bytes: Int = 100, fill: UInt
         empty.store(makeEntry("a", bytes: 10))
         await empty.flush()
         #expect(await empty.statistics().count == 0)
+
+        // SQLite takes the busy timeout in milliseconds as an Int32: longer ones stop there, negative ones at 0.
+        let patient = try SQLiteCacheStore(path: Fixture.tempPath(), busyTimeout: .seconds(Int64.max))
+        #expect(patient.busyTimeout == .milliseconds(Int32.max))
+        patient.store(makeEntry("p", bytes: 10))
+        await patient.flush()
+        #expect(await patient.statistics().count == 1)
+        #expect(try SQLiteCacheStore(path: Fixture.tempPath(), busyTimeout: .seconds(-5)).busyTimeout == .zero)
 
         let path = Fixture.tempPath()
         do {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A coding key of any name, for models that read whatever members an object has.
 public struct AnyKey: CodingKey, Hashable, Sendable {

@@ -24,20 +24,22 @@ import Testing
     @Test func aCancelledActionNeverRuns() async {
         let timer = DeadlineTimer()
         let flags = Flags()
-        let cancelled = timer.schedule(after: .milliseconds(5)) { flags.fire(1) }
+        // Seconds away: a test thread paused between scheduling and cancelling must not see the action run.
+        let cancelled = timer.schedule(after: .seconds(2)) { flags.fire(1) }
         #expect(timer.cancel(cancelled))
         #expect(!timer.cancel(cancelled))
         // A later deadline fires only after the cancelled one's time has passed.
-        _ = timer.schedule(after: .milliseconds(30)) { flags.fire(2) }
+        _ = timer.schedule(after: .seconds(2) + .milliseconds(30)) { flags.fire(2) }
         #expect(await eventually { flags.all == [2] })
     }
 
     @Test func actionsRunInDeadlineOrderWhateverTheOrderOfScheduling() async {
         let timer = DeadlineTimer()
         let flags = Flags()
-        _ = timer.schedule(after: .milliseconds(60)) { flags.fire(3) }
-        _ = timer.schedule(after: .milliseconds(40)) { flags.fire(2) }
-        _ = timer.schedule(after: .milliseconds(20)) { flags.fire(1) }
+        // A second apart: a pause of the test thread between two of these calls must not reorder the deadlines.
+        _ = timer.schedule(after: .seconds(3)) { flags.fire(3) }
+        _ = timer.schedule(after: .seconds(2)) { flags.fire(2) }
+        _ = timer.schedule(after: .seconds(1)) { flags.fire(1) }
         _ = timer.schedule(after: .seconds(-1)) { flags.fire(0) }
         #expect(await eventually { flags.all.count == 4 })
         #expect(flags.all == [0, 1, 2, 3])

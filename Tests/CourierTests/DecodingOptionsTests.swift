@@ -85,7 +85,7 @@ import Testing
         let sent = Locked(0)
         let transport = InMemoryTransport { _, _ in
             sent.withLock { $0 += 1 }
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: .seconds(2))     // the identical calls are all dispatched by then
             return (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
                     Data(#"{"a":{"id":1,"name":"A"},"b":{"id":2,"name":"B"}}"#.utf8))
         }
@@ -105,7 +105,7 @@ import Testing
         let sent = Locked(0)
         let transport = InMemoryTransport { _, _ in
             sent.withLock { $0 += 1 }
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: .seconds(2))     // the identical calls are all dispatched by then
             return (HTTPResponse(status: .serviceUnavailable), Data())
         }
         let client = CourierClient(transport: transport)

@@ -118,7 +118,8 @@ import Testing
             #expect(!redacted.contains("auth_token=s&"))
             #expect(RequestTarget(String(repeating: "?", count: count)).query?.utf8.count == count - 1)
         }
-        #expect(elapsed < .seconds(20), "took \(elapsed)")
+        // Generous for a debug build on a loaded machine: quadratic work on these takes far longer.
+        #expect(elapsed < .seconds(120), "took \(elapsed)")
     }
 
     // MARK: Redaction

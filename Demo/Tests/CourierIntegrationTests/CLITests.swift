@@ -114,7 +114,7 @@ struct CLI {
 
     @Test func timeoutRefusedAnd404EachHaveTheirOwnErrorAndExitStatus() async throws {
         try await withDemoServer { server, _ in
-            let timeout = try CLI.run(["send", "GET", "\(server.baseURL)/delay/5000", "--timeout", "0.3"])
+            let timeout = try CLI.run(["send", "GET", "\(server.baseURL)/delay/60000", "--timeout", "0.3"])
             #expect(timeout.status == 10)
             #expect(timeout.stderr.contains("[transport.timedOut 1001] The request timed out."))
 

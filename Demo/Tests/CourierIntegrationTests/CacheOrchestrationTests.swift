@@ -55,7 +55,11 @@ import Testing
         try await withDemoServer { server, _ in
             let bench = CacheBench(server: server)
             let pager = Pager(client: bench.client, pageSize: 40) { page, size in
-                bench.endpoint("/cache/items", query: [QueryItem("page", "\(page)"), QueryItem("size", "\(size)")])
+                var endpoint = bench.endpoint(
+                    "/cache/items", query: [QueryItem("page", "\(page)"), QueryItem("size", "\(size)")])
+                // Page 2 waits 2 s before it is sent, so the second `loadMore` below joins it.
+                if page == 2 { endpoint.interceptors = [HoldRequest(duration: .seconds(2))] }
+                return endpoint
             }
             #expect(try await pager.refresh().count == 40)
             #expect(await pager.total == 95)

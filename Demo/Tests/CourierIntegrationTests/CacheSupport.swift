@@ -58,3 +58,15 @@ func waitUntil(_ condition: @Sendable () async throws -> Bool) async rethrows ->
     }
     return try await condition()
 }
+
+/// Holds each request `duration` before sending it: gives an overlapping call (a second `loadMore`) seconds,
+/// not the few milliseconds of a loopback round trip, to join the first.
+struct HoldRequest: Interceptor {
+    let duration: Duration
+    func intercept(_ request: CourierRequest, context: InterceptorContext, next: InterceptorNext)
+        async throws -> CourierResponse
+    {
+        try await Task.sleep(for: duration)
+        return try await next(request)
+    }
+}

@@ -75,13 +75,13 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
         try await withDemoServer { _, api in
             let started = ContinuousClock.now
             let error = try await #require(throws: CourierError.self) {
-                try await CourierClient().send(api.slow(milliseconds: 5000, timeout: .milliseconds(300)))
+                try await CourierClient().send(api.slow(milliseconds: 60_000, timeout: .milliseconds(300)))
             }
             #expect(error.code == .timedOut)
             #expect(error.category == .transport)
             let elapsed = ContinuousClock.now - started
             #expect(elapsed >= .milliseconds(300))
-            #expect(elapsed < .seconds(4))
+            #expect(elapsed < .seconds(30))     // long before the server's minute, on a loaded machine too
         }
     }
 
@@ -117,13 +117,14 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
     @Test func cancellingByIDStopsTheExchange() async throws {
         try await withDemoServer { server, api in
             let client = CourierClient()
-            let call = client.dispatch(api.slow(milliseconds: 10_000))
+            let call = client.dispatch(api.slow(milliseconds: 60_000))
             while server.state.delays.started < 1 { try await Task.sleep(for: .milliseconds(10)) }
             let started = ContinuousClock.now
             #expect(client.cancel(call.id))
             let error = try await #require(throws: CourierError.self) { try await call.reply }
             #expect(error.code == .cancelled)
-            #expect(ContinuousClock.now - started < .seconds(2))
+            // Well before the server's minute (generous: a loaded machine may pause this task for seconds).
+            #expect(ContinuousClock.now - started < .seconds(30))
             #expect(client.runningCalls.isEmpty)
         }
     }
@@ -152,9 +153,9 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
     @Test func cancellingAllStopsEveryExchange() async throws {
         try await withDemoServer { server, api in
             let client = CourierClient()
-            var topicSlow = api.slow(milliseconds: 10_000)
+            var topicSlow = api.slow(milliseconds: 60_000)
             topicSlow.module = api.topics
-            let calls = (0..<3).map { _ in client.dispatch(api.slow(milliseconds: 10_000)) } + [client.dispatch(topicSlow)]
+            let calls = (0..<3).map { _ in client.dispatch(api.slow(milliseconds: 60_000)) } + [client.dispatch(topicSlow)]
             #expect(await waitUntil { server.state.delays.started == 4 })
             #expect(client.runningCalls.count == 4)
             let started = ContinuousClock.now
@@ -163,7 +164,7 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
                 let error = try await #require(throws: CourierError.self) { try await call.reply }
                 #expect(error.code == .cancelled)
             }
-            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(ContinuousClock.now - started < .seconds(30))
             #expect(client.runningCalls.isEmpty)
             #expect(await waitUntil { server.state.delays.cancelled == 4 })
             #expect(server.state.delays.finished == 0)

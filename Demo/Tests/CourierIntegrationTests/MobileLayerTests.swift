@@ -151,7 +151,7 @@ import Testing
             try await withDemoServer { _, api in
                 let client = CourierClient(transport: transport)
                 var endpoint = Endpoint(name: "shared", module: Self.module(api), path: "/layer/count/shared",
-                                        query: [QueryItem("delay", "300")])
+                                        query: [QueryItem("delay", "2000")])
                 endpoint.duplicatePolicy = .share
                 let calls = (0..<5).map { _ in client.dispatch(endpoint) }
                 var counts: [Value?] = []
@@ -171,12 +171,12 @@ import Testing
         try await withDemoServer { _, api in
             let client = CourierClient()
             var endpoint = Endpoint(name: "search", module: Self.module(api), path: "/layer/count/search",
-                                    query: [QueryItem("delay", "3000")])
+                                    query: [QueryItem("delay", "6000")])
             endpoint.duplicatePolicy = .cancelPrevious
             let first = client.dispatch(endpoint)
             // The first call must reach the server before the second replaces it (not a fixed sleep: a loaded
             // machine loses that race), and must still be waiting there when it does: the server holds each call
-            // 3 s, because polling the count took more than 0.5 s on a loaded CI machine.
+            // 6 s, because polling the count took more than 0.5 s on a loaded CI machine.
             try #require(await waitUntil { try await Self.count("search", api: api) >= 1 })
             let second = client.dispatch(endpoint)
             let error = try await #require(throws: CourierError.self) { try await first.reply }
@@ -271,7 +271,7 @@ import Testing
         try await withDemoServer { _, api in
             let client = CourierClient()
             var endpoint = Endpoint(name: "shared", module: MobileLayerTests.module(api), path: "/layer/count/follower",
-                                    query: [QueryItem("delay", "3000")])   // outlasts polling on a loaded machine
+                                    query: [QueryItem("delay", "6000")])   // outlasts polling on a loaded machine
             endpoint.duplicatePolicy = .share
             let leader = client.dispatch(endpoint)
             let leaderDone = Locked(false)
@@ -294,8 +294,9 @@ import Testing
 /// Over loopback: calls queued behind a ConcurrencyLimiter reach the server by priority.
 @Suite(.timeLimit(.minutes(10))) struct PriorityQueueLoopbackTests {
     @Test func queuedCallsReachTheServerByPriority() async throws {
-        try await withDemoServer { _, api in
-            let client = CourierClient(configuration: .init(interceptors: [ConcurrencyLimiter(maximumPerHost: 1)]))
+        try await withDemoServer { server, api in
+            let limiter = ConcurrencyLimiter(maximumPerHost: 1)
+            let client = CourierClient(configuration: .init(interceptors: [limiter]))
             let module = APIModule(name: "queue", service: api.service)
             func endpoint(_ tag: String, _ priority: Priority, delay: Int = 0) -> Endpoint {
                 var endpoint = Endpoint(name: tag, module: module, path: "/layer/arrivals/q/\(tag)",
@@ -303,15 +304,21 @@ import Testing
                 endpoint.priority = priority
                 return endpoint
             }
-            let blocker = client.dispatch(endpoint("blocker", .normal, delay: 500))
+            // The blocker holds the one slot until it is cancelled, after the three others have queued (no window
+            // of wall-clock time to win: each is seen waiting before the next is dispatched).
+            let host = "127.0.0.1:\(server.port)"
+            let blocker = client.dispatch(endpoint("blocker", .normal, delay: 10_000))
             #expect(await waitUntil {
                 (try? await CourierClient().send(Endpoint(name: "log", module: module, path: "/layer/arrivals/q")))?
                     .value["data"]?["tags"]?.arrayValue?.count == 1
             })
-            let queued = [endpoint("low", .low), endpoint("normal", .normal), endpoint("high", .high)].map {
-                client.dispatch($0)
+            var queued: [Call<Value>] = []
+            for (index, call) in [endpoint("low", .low), endpoint("normal", .normal), endpoint("high", .high)].enumerated() {
+                queued.append(client.dispatch(call))
+                #expect(await waitUntil { limiter.waiting(host: host) == index + 1 })
             }
-            _ = try await blocker.reply
+            blocker.cancel()
+            _ = try? await blocker.reply
             for call in queued { _ = try await call.reply }
             let log = try await CourierClient().send(Endpoint(name: "log", module: module, path: "/layer/arrivals/q"))
             #expect(log.value["data"]?["tags"] == ["blocker", "high", "normal", "low"])

@@ -83,8 +83,10 @@ import Testing
                 #expect(await store.refreshCount == 1)
                 let stats = try await Self.stats(api: api, client: plain)
                 #expect(stats["logins"] == 2)          // the first sign-in and the one re-login
-                #expect(stats["accepted"] == 50)       // every call replayed once with the new token
-                #expect(stats["rejected"] == 50)
+                #expect(stats["accepted"] == 50)       // every call answered once, with the new token
+                // Each call sent with the old token was rejected and replayed once. Almost always that is all
+                // fifty; a call its machine started after the re-login sends the new token at once.
+                #expect((1...50).contains(stats["rejected"]?.int64Value ?? 0))
             }
         }
     }

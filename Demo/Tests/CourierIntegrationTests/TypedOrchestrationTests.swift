@@ -45,13 +45,29 @@ import Testing
         }
     }
 
+    /// Sends its request once the demo server has started `count` delays.
+    struct AfterDelaysStart: Interceptor {
+        let server: DemoServer
+        let count: Int
+        func intercept(_ request: CourierRequest, context: InterceptorContext, next: InterceptorNext)
+            async throws -> CourierResponse
+        {
+            _ = await waitUntil { server.state.delays.started >= count }
+            return try await next(request)
+        }
+    }
+
     @Test func aHeterogeneousBatchFailsFastAndNamesTheMember() async throws {
         try await withDemoServer { server, api in
             let client = CourierClient()
+            // The failing member is sent once the slow one is at the server (so its cancellation is seen there),
+            // and the slow one would take a minute.
+            var failing = api.user(id: 404404)
+            failing.interceptors = [AfterDelaysStart(server: server, count: 1)]
             let error = try await #require(throws: CourierError.self) {
                 _ = try await client.batch(
-                    (Endpoint(name: "slow", module: Self.module(api), path: "/delay/3000"), Value.self),
-                    (api.user(id: 404404), DemoAPI.UserEnvelope.self))
+                    (Endpoint(name: "slow", module: Self.module(api), path: "/delay/60000"), Value.self),
+                    (failing, DemoAPI.UserEnvelope.self))
             }
             #expect(error.code == .business)
             #expect(error.detail?.contains("batch member 2 of 2 (getUser) failed") == true)
@@ -154,7 +170,10 @@ import Testing
     @Test func overlappingLoadMoreCallsShareOneRequest() async throws {
         try await withDemoServer { server, api in
             let pager = Pager(client: CourierClient(), pageSize: 10, decoding: Item.self, paging: .cursor(path: "data.next_cursor")) {
-                Self.itemsEndpoint(api, [QueryItem("cursor", $0.cursor ?? ""), QueryItem("limit", "\($0.size)")])
+                var endpoint = Self.itemsEndpoint(api, [QueryItem("cursor", $0.cursor ?? ""), QueryItem("limit", "\($0.size)")])
+                // The second page waits 2 s before it is sent, so the second `loadMore` below joins it.
+                if $0.cursor != nil { endpoint.interceptors = [HoldRequest(duration: .seconds(2))] }
+                return endpoint
             }
             try await pager.refresh()
             let before = server.state.requestCount

@@ -140,7 +140,7 @@ import Testing
 
     @Test func configureEndpointAppliesPerOperation() async throws {
         let transport = InMemoryTransport { _, _ in
-            try await Task.sleep(for: .seconds(5))
+            try await Task.sleep(for: .seconds(600))     // only the 50 ms timeout can end it
             return (HTTPResponse(status: .ok), Data())
         }
         let bridge = Self.bridge(transport) { configuration in

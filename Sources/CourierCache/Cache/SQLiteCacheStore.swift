@@ -25,6 +25,10 @@ public final class SQLiteCacheStore: CacheStore {
     /// The most bytes (bodies and heads) kept before eviction (0 when a negative limit was given: nothing is
     /// kept).
     public let sizeLimit: Int
+    /// How long a queued write waits for another connection's write lock (an app extension, a second store on
+    /// the same file) before it is given up, and logged; the caller never waits for it. At most `Int32.max`
+    /// milliseconds (about 24.8 days), SQLite's limit.
+    public let busyTimeout: Duration
 
     private struct Pending {
         var generation: UInt64
@@ -44,23 +48,25 @@ public final class SQLiteCacheStore: CacheStore {
     private let logger: Logger
 
     /// Opens (or creates) the store at `path`. A damaged file is deleted and rebuilt; this throws only when
-    /// no database can be created there at all (an unwritable directory).
+    /// no database can be created there at all (an unwritable directory). `busyTimeout` is how long a write
+    /// waits for another connection's lock (negative: not at all).
     public init(
-        path: String, sizeLimit: Int = 64 << 20,
+        path: String, sizeLimit: Int = 64 << 20, busyTimeout: Duration = .seconds(10),
         logger: Logger = Logger(label: "courier.cache", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         self.path = path
         self.sizeLimit = max(0, sizeLimit)
+        self.busyTimeout = min(max(busyTimeout, .zero), .milliseconds(Int32.max))
         self.logger = logger
         var rebuilt = false
         let pool: DatabasePool
         do {
-            pool = try Self.open(path)
+            pool = try Self.open(path, busyTimeout: self.busyTimeout)
         } catch {
             logger.warning("cache database unusable, rebuilding", metadata: ["path": "\(path)", "error": "\(error)"])
             Self.deleteFiles(path)
             do {
-                pool = try Self.open(path)
+                pool = try Self.open(path, busyTimeout: self.busyTimeout)
             } catch {
                 throw CourierError(.invalidConfiguration, detail: "cannot create a cache database at \(path)",
                                    underlying: error)
@@ -226,12 +232,13 @@ public final class SQLiteCacheStore: CacheStore {
 
     // MARK: - Opening, eviction, recovery
 
-    static func open(_ path: String) throws -> DatabasePool {
+    static func open(_ path: String, busyTimeout: Duration) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.label = "courier.cache"
         // Another connection (an app extension, a second store object) may hold the write lock for a while:
         // queued writes wait for it in the background instead of failing (the caller never waits).
-        configuration.busyMode = .timeout(10)
+        let (seconds, attoseconds) = busyTimeout.components
+        configuration.busyMode = .timeout(Double(seconds) + Double(attoseconds) / 1e18)
         let pool = try DatabasePool(path: path, configuration: configuration)
         do {
             let check = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") }
@@ -303,7 +310,7 @@ public final class SQLiteCacheStore: CacheStore {
             logger.warning("cache database damaged, rebuilding", metadata: ["path": "\(path)", "error": "\(error)"])
             try? state.pool.close()
             Self.deleteFiles(path)
-            guard let fresh = try? Self.open(path) else {
+            guard let fresh = try? Self.open(path, busyTimeout: busyTimeout) else {
                 logger.error("cache database could not be rebuilt", metadata: ["path": "\(path)"])
                 return nil
             }
