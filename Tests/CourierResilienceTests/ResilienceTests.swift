@@ -295,6 +295,22 @@ import Testing
         #expect(!failover.switchHost(of: service, to: "unknown.test"))
         #expect(service.currentBaseURL.host == "c.test")
     }
+
+    /// An app that makes a service per call: the windows of freed services are dropped, and a new service
+    /// starts with an empty window (even at a freed one's address).
+    @Test func windowsOfFreedServicesAreDropped() async throws {
+        let transport = InMemoryTransport(recording: false) { _, _ in throw TransportFailure.cannotConnect.error() }
+        let failover = FailoverInterceptor()
+        let client = CourierClient(transport: transport, configuration: .init(interceptors: [failover]))
+        for _ in 0..<2_000 {
+            let service = makeService()
+            let endpoint = Endpoint(name: "ping", module: APIModule(name: "m", service: service), path: "/ping")
+            _ = try? await client.send(endpoint)
+            #expect(failover.window(of: service).count == 1)
+        }
+        #expect(failover.trackedServiceCount <= 128)
+        #expect(failover.window(of: makeService()).count == 0)
+    }
 }
 
 @Suite struct ConcurrencyLimiterTests {

@@ -162,6 +162,7 @@ public final class FoundationTransport: Transport {
         guard FileManager.default.createFile(atPath: file.path, contents: nil),
             let handle = try? FileHandle(forWritingTo: file)
         else {
+            try? FileManager.default.removeItem(at: file)     // created, but not opened (out of descriptors)
             throw CourierError(.fileAccessFailed, detail: "cannot create a temporary file for the upload")
         }
         defer { try? handle.close() }

@@ -126,7 +126,7 @@ public final class FailoverInterceptor: Interceptor {
 
     /// The settings.
     public let configuration: Configuration
-    private let windows = Locked<[ObjectIdentifier: FailoverWindow]>([:])
+    private let windows = Locked(Windows())
     private let onSwitch: (@Sendable (APIService, URL) -> Void)?
 
     /// A failover stage; `onSwitch` hears of every switch (new base URL).
@@ -140,17 +140,47 @@ public final class FailoverInterceptor: Interceptor {
     /// `InterceptorRole.routing`.
     public var role: InterceptorRole { .routing }
 
+    /// Each service's window, held by the service's identity only while the service lives (an app may make a
+    /// service per call, and a freed service's address may be reused by a new one, which starts afresh).
+    private struct Windows {
+        struct Tracked {
+            weak var service: APIService?
+            var window: FailoverWindow
+        }
+
+        var byService: [ObjectIdentifier: Tracked] = [:]
+        /// When the map reaches this size, the windows of freed services are dropped.
+        var pruneAt = 64
+
+        func window(of service: APIService) -> FailoverWindow? {
+            guard let tracked = byService[ObjectIdentifier(service)], tracked.service === service else { return nil }
+            return tracked.window
+        }
+
+        mutating func set(_ window: FailoverWindow, of service: APIService) {
+            let key = ObjectIdentifier(service)
+            if byService[key] == nil, byService.count >= pruneAt {
+                byService = byService.filter { $0.value.service != nil }
+                pruneAt = max(64, 2 * byService.count)
+            }
+            byService[key] = Tracked(service: service, window: window)
+        }
+    }
+
     /// The window of `service` now.
     public func window(of service: APIService) -> FailoverWindow {
-        windows.withLock { $0[ObjectIdentifier(service)] ?? configuration.window }
+        windows.withLock { $0.window(of: service) } ?? configuration.window
     }
+
+    /// How many services' windows are held (freed services' are dropped as the map grows).
+    package var trackedServiceCount: Int { windows.withLock { $0.byService.count } }
 
     /// Switches `service` to its host named `host` (an order from outside) and resets its window. Returns
     /// false when the service has no such host.
     @discardableResult
     public func switchHost(of service: APIService, to host: String) -> Bool {
         guard service.switchHost(to: host) else { return false }
-        windows.withLock { $0[ObjectIdentifier(service)] = configuration.window }
+        windows.withLock { $0.set(configuration.window, of: service) }
         onSwitch?(service, service.currentBaseURL)
         return true
     }
@@ -179,11 +209,10 @@ public final class FailoverInterceptor: Interceptor {
     ) {
         // Only attempts sent to the service's current host count.
         guard host == service.currentBaseURL else { return }
-        let key = ObjectIdentifier(service)
         let switched = windows.withLock { windows -> URL? in
-            var window = windows[key] ?? configuration.window
+            var window = windows.window(of: service) ?? configuration.window
             let action = window.record(outcome)
-            windows[key] = window
+            windows.set(window, of: service)
             guard action == .switchHost else { return nil }
             return service.advanceHost()
         }
