@@ -235,10 +235,19 @@ public struct HTTPClientTransport: Transport {
         _ request: HTTPRequest, body: BodyStream?, options: TransportOptions, into sink: any ResponseBodySink
     ) async throws -> HTTPResponse {
         var outgoing = try Self.clientRequest(request, body: nil)
+        // AsyncHTTPClient reads a streamed body from a task of its own that nothing cancels: a one-shot body's
+        // reads run in tasks this call cancels when it ends, so a producer that waits is let go with the call.
+        let scope = UploadScope()
+        defer { scope.end() }
         if let body {
-            let buffers = body.map { @Sendable chunk in ByteBuffer(bytes: chunk) }
             let length: HTTPClientRequest.Body.Length = body.length.map { .known($0) } ?? .unknown
-            outgoing.body = .stream(buffers, length: length)
+            if body.makeBlockingReader() != nil {
+                // A file stays open while read: the call closes it when it ends, whatever AsyncHTTPClient's
+                // task still holds.
+                outgoing.body = .stream(ReaderBody(body: body, scope: scope), length: length)
+            } else {
+                outgoing.body = .stream(ScopedBody(body: body, scope: scope), length: length)
+            }
         }
         var logger = logger
         if let callID = options.callID { logger[metadataKey: "call"] = "\(callID)" }
@@ -263,6 +272,108 @@ public struct HTTPClientTransport: Transport {
         } catch {
             throw Self.map(error, cancelled: Task.isCancelled, timeout: options.timeout)
         }
+    }
+
+    /// Ends the reads of a one-shot upload when its call ends.
+    final class UploadScope: Sendable {
+        private let state = Locked<(ended: Bool, current: Task<Data?, any Error>?)>((false, nil))
+        private let readers = Locked<(ended: Bool, open: [BlockingReader])>((false, []))
+
+        /// `reader`, closed when the call ends.
+        func adopt(_ reader: BlockingReader) {
+            let ended = readers.withLock { state -> Bool in
+                if !state.ended { state.open.append(reader) }
+                return state.ended
+            }
+            if ended { reader.close() }
+        }
+
+        /// The next chunk of `reader`, unless the call has ended.
+        func read(_ reader: BlockingReader) throws -> Data? {
+            try readers.withLock { state -> Data? in
+                if state.ended { throw CancellationError() }
+                return try reader.read()
+            }
+        }
+
+        /// The next chunk, read in a task ``end()`` cancels.
+        func read(_ next: @escaping @Sendable () async throws -> Data?) async throws -> Data? {
+            let task = Task { try await next() }
+            let alreadyEnded = state.withLock { state -> Bool in
+                if state.ended { return true }
+                state.current = task
+                return false
+            }
+            if alreadyEnded { task.cancel() }
+            let chunk = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+            // A producer that ends its sequence when cancelled must not be taken for a whole body.
+            if state.withLock({ $0.ended }) { throw CancellationError() }
+            return chunk
+        }
+
+        /// The call has ended: the read in flight is cancelled, and later ones fail.
+        func end() {
+            let open = readers.withLock { state -> [BlockingReader] in
+                state.ended = true
+                defer { state.open = [] }
+                return state.open
+            }
+            for reader in open { reader.close() }
+            let task = state.withLock { state -> Task<Data?, any Error>? in
+                state.ended = true
+                defer { state.current = nil }
+                return state.current
+            }
+            task?.cancel()
+        }
+    }
+
+    /// A replayable body as the buffers AsyncHTTPClient reads, from a reader the call closes when it ends.
+    struct ReaderBody: AsyncSequence, Sendable {
+        typealias Element = ByteBuffer
+        let body: BodyStream
+        let scope: UploadScope
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let reader: BlockingReader?
+            let scope: UploadScope
+            mutating func next() async throws -> ByteBuffer? {
+                try Task.checkCancellation()
+                guard let reader else { return nil }
+                return try scope.read(reader).map { ByteBuffer(bytes: $0) }
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator {
+            let reader = body.makeBlockingReader()
+            if let reader { scope.adopt(reader) }
+            return AsyncIterator(reader: reader, scope: scope)
+        }
+    }
+
+    /// A one-shot body as the buffers AsyncHTTPClient reads, each read under `scope`.
+    struct ScopedBody: AsyncSequence, Sendable {
+        typealias Element = ByteBuffer
+        let body: BodyStream
+        let scope: UploadScope
+
+        final class Box: @unchecked Sendable {
+            // @unchecked: AsyncHTTPClient reads one chunk at a time.
+            var iterator: BodyStream.AsyncIterator
+            init(_ iterator: BodyStream.AsyncIterator) { self.iterator = iterator }
+            func next() async throws -> Data? { try await iterator.next() }
+        }
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let box: Box
+            let scope: UploadScope
+            mutating func next() async throws -> ByteBuffer? {
+                let box = box
+                return try await scope.read { try await box.next() }.map { ByteBuffer(bytes: $0) }
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(box: Box(body.makeAsyncIterator()), scope: scope) }
     }
 
     // MARK: - Conversions

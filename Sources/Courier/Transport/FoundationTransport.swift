@@ -130,28 +130,29 @@ public final class FoundationTransport: Transport {
     public func stream(
         _ request: HTTPRequest, body: BodyStream?, options: TransportOptions, into sink: any ResponseBodySink
     ) async throws -> HTTPResponse {
-        var urlRequest = try Self.urlRequest(request, body: nil, timeout: options.timeout)
-        var spooled: URL?
-        defer { if let spooled { try? FileManager.default.removeItem(at: spooled) } }
-        var input: BodyInputStream?
-        if var body {
-            if body.makeBlockingReader() == nil {
-                let file = try await Self.spool(body)
-                spooled = file
-                body = try .file(file)
-            }
-            let stream = BodyInputStream(body)
-            input = stream
-            urlRequest.httpBodyStream = stream
-            // FoundationNetworking sends every body stream chunked and adds `Transfer-Encoding: chunked` even
-            // beside a Content-Length (which servers then reject as ambiguous), so the length is not declared
-            // here; HTTPClientTransport declares it.
-            urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
-        }
-        let streamed = Streamed(sink: sink, input: input)
-        let prepared = urlRequest
+        let base = try Self.urlRequest(request, body: nil, timeout: options.timeout)
+        // The deadline covers spooling a one-shot body too: a producer that stalls is the call's to time out.
         return try await withTimeout(options.timeout) {
-            try await self.exchange(prepared, options: options, streamed: streamed).0
+            var urlRequest = base
+            var spooled: URL?
+            defer { if let spooled { try? FileManager.default.removeItem(at: spooled) } }
+            var input: BodyInputStream?
+            if var body {
+                if body.makeBlockingReader() == nil {
+                    let file = try await Self.spool(body)
+                    spooled = file
+                    body = try .file(file)
+                }
+                let stream = BodyInputStream(body)
+                input = stream
+                urlRequest.httpBodyStream = stream
+                // FoundationNetworking sends every body stream chunked and adds `Transfer-Encoding: chunked` even
+                // beside a Content-Length (which servers then reject as ambiguous), so the length is not declared
+                // here; HTTPClientTransport declares it.
+                urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
+            }
+            let streamed = Streamed(sink: sink, input: input)
+            return try await self.exchange(urlRequest, options: options, streamed: streamed).0
         }
     }
 
@@ -168,6 +169,8 @@ public final class FoundationTransport: Transport {
         defer { try? handle.close() }
         do {
             for try await chunk in body { try handle.write(contentsOf: chunk) }
+            // A producer that ends its sequence when cancelled (AsyncStream) must not be taken for a whole body.
+            try Task.checkCancellation()
         } catch {
             try? FileManager.default.removeItem(at: file)
             throw CourierError.wrap(error, as: .fileAccessFailed)
