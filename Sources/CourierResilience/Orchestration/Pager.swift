@@ -164,9 +164,9 @@ public actor Pager<Item: Sendable> {
         guard hasMore else { return [] }
         // A load its callers abandoned may still be finishing: its page must not land after this one asks for
         // the same page again.
-        if loadingMore != nil || refreshing != nil {
+        if loadingMore?.isAbandoned == true || refreshing?.isAbandoned == true {
             generation += 1
-            refreshing = nil
+            if refreshing?.isAbandoned == true { refreshing = nil }
         }
         let first = currentPage == nil
         let load = SharedLoad { try await self.load(first: first) }
