@@ -276,21 +276,22 @@ public struct HTTPClientTransport: Transport {
 
     /// Ends the reads of a one-shot upload when its call ends.
     final class UploadScope: Sendable {
-        private let state = Locked<(ended: Bool, current: Task<Data?, any Error>?)>((false, nil))
-        private let readers = Locked<(ended: Bool, open: [BlockingReader])>((false, []))
+        /// Whether the call has ended, the one-shot read in flight, and the files open.
+        private let state = Locked<(ended: Bool, current: Task<Data?, any Error>?, open: [BlockingReader])>(
+            (false, nil, []))
 
         /// `reader`, closed when the call ends.
         func adopt(_ reader: BlockingReader) {
-            let ended = readers.withLock { state -> Bool in
+            let ended = state.withLock { state -> Bool in
                 if !state.ended { state.open.append(reader) }
                 return state.ended
             }
             if ended { reader.close() }
         }
 
-        /// The next chunk of `reader`, unless the call has ended.
+        /// The next chunk of `reader`, unless the call has ended (read under the lock: `end()` waits for it).
         func read(_ reader: BlockingReader) throws -> Data? {
-            try readers.withLock { state -> Data? in
+            try state.withLock { state -> Data? in
                 if state.ended { throw CancellationError() }
                 return try reader.read()
             }
@@ -311,20 +312,15 @@ public struct HTTPClientTransport: Transport {
             return chunk
         }
 
-        /// The call has ended: the read in flight is cancelled, and later ones fail.
+        /// The call has ended: the read in flight is cancelled, the files are closed, and later reads fail.
         func end() {
-            let open = readers.withLock { state -> [BlockingReader] in
+            let (task, open) = state.withLock { state -> (Task<Data?, any Error>?, [BlockingReader]) in
                 state.ended = true
-                defer { state.open = [] }
-                return state.open
-            }
-            for reader in open { reader.close() }
-            let task = state.withLock { state -> Task<Data?, any Error>? in
-                state.ended = true
-                defer { state.current = nil }
-                return state.current
+                defer { (state.current, state.open) = (nil, []) }
+                return (state.current, state.open)
             }
             task?.cancel()
+            for reader in open { reader.close() }
         }
     }
 
