@@ -162,12 +162,7 @@ public actor Pager<Item: Sendable> {
         if let refreshing, !refreshing.isAbandoned { _ = try await refreshing.value() }
         if let loadingMore, !loadingMore.isAbandoned { return try await loadingMore.value() }
         guard hasMore else { return [] }
-        // A load its callers abandoned may still be finishing: its page must not land after this one asks for
-        // the same page again.
-        if loadingMore?.isAbandoned == true || refreshing?.isAbandoned == true {
-            generation += 1
-            if refreshing?.isAbandoned == true { refreshing = nil }
-        }
+        // A load its callers abandoned may still be finishing; it was cancelled, so its page is not kept.
         let first = currentPage == nil
         let load = SharedLoad { try await self.load(first: first) }
         loadingMore = load
