@@ -17,9 +17,11 @@
 // | `Tracing`         | `TracingInterceptor` (CourierObservability) | swift-distributed-tracing                |
 // | `AsyncHTTPClient` | `CourierAsyncHTTPClient`                  | async-http-client (SwiftNIO)               |
 // | `OpenAPI`         | `CourierOpenAPI`                          | swift-openapi-runtime                      |
+// | `Macros`          | `CourierMacros` (`@ProtobufModel`)        | swift-syntax                               |
 //
 // Courier's own tests build with every trait: `swift build --enable-all-traits --build-tests` (`make test`).
 // The demo server, the `courier` CLI and the loopback integration tests live in the nested package `Demo/`.
+import CompilerPluginSupport
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -44,6 +46,7 @@ let package = Package(
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierCodecsTesting", targets: ["CourierCodecsTesting"]),
+        .library(name: "CourierMacros", targets: ["CourierMacros"]),
     ],
     traits: [
         .trait(name: "Security", description: "CourierSecurity: signing, encryption and auth (swift-crypto)."),
@@ -52,6 +55,7 @@ let package = Package(
         .trait(name: "Tracing", description: "TracingInterceptor in CourierObservability (swift-distributed-tracing)."),
         .trait(name: "AsyncHTTPClient", description: "CourierAsyncHTTPClient: the AsyncHTTPClient transport (SwiftNIO)."),
         .trait(name: "OpenAPI", description: "CourierOpenAPI: swift-openapi-generator clients over Courier (swift-openapi-runtime)."),
+        .trait(name: "Macros", description: "CourierMacros: @ProtobufModel, generated protobuf reading and writing (swift-syntax)."),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -66,6 +70,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
     ],
     targets: [
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
@@ -145,6 +150,26 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // `@ProtobufModel`: the macro's compiler plug-in (swift-syntax, with the `Macros` trait; an empty plug-in
+        // without it) and the library that declares it.
+        .macro(
+            name: "CourierMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "CourierMacros",
+            dependencies: [
+                "CourierCodecs", .target(name: "CourierMacrosPlugin", condition: .when(traits: ["Macros"])),
+            ],
+            swiftSettings: strict
+        ),
         // Test support over the core alone (no libxml2, no protobuf-c): transports, generators, round trips, fuzzing.
         .target(
             name: "CourierTesting",
@@ -217,6 +242,20 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
                 .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CourierMacrosTests",
+            dependencies: [
+                "Courier", "CourierCodecs", "CourierCodecsTesting", "CourierMacros", "CourierTesting", "CourierTestSupport",
+                .target(name: "CourierMacrosPlugin", condition: .when(traits: ["Macros"])),
+                .product(name: "SwiftSyntax", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+                .product(
+                    name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax",
+                    condition: .when(traits: ["Macros"])),
             ],
             swiftSettings: strict
         ),

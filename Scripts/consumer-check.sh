@@ -47,6 +47,7 @@ check CourierCache Cache
 check CourierObservability Metrics,Tracing
 check CourierAsyncHTTPClient AsyncHTTPClient
 check CourierOpenAPI OpenAPI
+check CourierMacros Macros
 
 core=$(cat "$work/app-Courier-/count")
 if (( core > 3 )); then

@@ -206,16 +206,7 @@ final class PBNode: Codable, Equatable {
 /// The differential checks: the direct path against the pivot.
 enum ProtobufDifferential {
     /// Whether two values are the same, member order and double bits included.
-    static func identical(_ a: Value, _ b: Value) -> Bool {
-        switch (a, b) {
-        case (.object(let x), .object(let y)):
-            return x.keys == y.keys && zip(x.values, y.values).allSatisfy { identical($0, $1) }
-        case (.array(let x), .array(let y)):
-            return x.count == y.count && zip(x, y).allSatisfy { identical($0, $1) }
-        case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
-        default: return a == b
-        }
-    }
+    static func identical(_ a: Value, _ b: Value) -> Bool { a.isIdentical(to: b) }
 
     /// A failure as code and path.
     static func failure(_ error: any Error) -> String {

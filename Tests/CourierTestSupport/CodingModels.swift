@@ -1,3 +1,4 @@
+public import Courier
 import Foundation
 
 /// A coding key of any name, for models that read whatever members an object has.
@@ -115,5 +116,20 @@ public struct OutOfOrderModel: Decodable, Equatable, Sendable {
         let probes = ["missing", "k\u{e9}", "e\u{301}", "\u{e9}", "k0", "k39"].map(AnyKey.init(stringValue:))
         absent = try probes.map { try container.decodeIfPresent(Int.self, forKey: $0) }
         contained = probes.map(container.contains)
+    }
+}
+
+extension Value {
+    /// Whether `self` and `other` are the same value, member order included and doubles compared by their bits
+    /// (so NaNs match NaNs with the same payload and `-0.0` does not match `0.0`).
+    public func isIdentical(to other: Value) -> Bool {
+        switch (self, other) {
+        case (.object(let x), .object(let y)):
+            return x.keys == y.keys && zip(x.values, y.values).allSatisfy { $0.isIdentical(to: $1) }
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { $0.isIdentical(to: $1) }
+        case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
+        default: return self == other
+        }
     }
 }

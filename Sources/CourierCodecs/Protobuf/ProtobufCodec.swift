@@ -199,6 +199,11 @@ public struct ProtobufCodec: Codec {
             let layout = try layout(for: hints)
             var options = self.options
             if let limits = hints.limits { options.limits = limits }
+            if let model = T.self as? any ProtobufModel.Type,
+                let result = decodeModel(model, from: data, layout: layout, options: options, decoder: decoder)
+            {
+                return result as! T  // swift-format-ignore: NeverForceUnwrap (decodeModel returns a T)
+            }
             if let result = directDecode(T.self, from: data, layout: layout, options: options, decoder: decoder) {
                 return result
             }
@@ -215,6 +220,7 @@ public struct ProtobufCodec: Codec {
     public func encode<T: Encodable>(model: T, hints: CodingHints, encoder: ValueEncoder) throws -> Data {
         if T.self != Value.self {
             let layout = try layout(for: hints)
+            if let bytes = encodeModel(model, layout: layout, encoder: encoder) { return bytes }
             if let bytes = ProtobufTypedEncoding.encode(
                 model, layout, runtime: schema.runtime, options: options, encoder: encoder)
             {
@@ -222,6 +228,33 @@ public struct ProtobufCodec: Codec {
             }
         }
         return try encode(encoder.encode(model), hints: hints)
+    }
+
+    /// A ``ProtobufModel`` read by its generated code, or `nil` to go through `Codable`.
+    private func decodeModel<M: ProtobufModel>(
+        _ type: M.Type, from data: Data, layout: MessageLayout, options: Options, decoder: ValueDecoder
+    ) -> M? {
+        guard decoder.keyStrategy == .useDefaultKeys, options.includeDefaultValues,
+            data.count <= options.limits.maximumInputSize
+        else { return nil }
+        let runtime = schema.runtime
+        let plan = runtime.modelPlans.plan(layout, M.self, runtime: runtime)
+        guard plan.decodable else { return nil }
+        return data.withUnsafeBytes { raw in
+            ProtobufModelReader.decode(M.self, raw.bindMemory(to: UInt8.self), plan: plan, runtime: runtime, options: options)
+        }
+    }
+
+    /// A ``ProtobufModel`` written by its generated code, or `nil` to go through `Codable`.
+    private func encodeModel<T: Encodable>(_ model: T, layout: MessageLayout, encoder: ValueEncoder) -> Data? {
+        guard let model = model as? any ProtobufModel, encoder.keyStrategy == .useDefaultKeys else { return nil }
+        return encodeModel(model, layout: layout)
+    }
+
+    private func encodeModel<M: ProtobufModel>(_ model: M, layout: MessageLayout) -> Data? {
+        let runtime = schema.runtime
+        let plan = runtime.modelPlans.plan(layout, M.self, runtime: runtime)
+        return ProtobufModelWriter.encode(model, plan: plan, options: options)
     }
 
     /// Encodes `value` (an object) as a binary protobuf message of type `hints.messageType`.

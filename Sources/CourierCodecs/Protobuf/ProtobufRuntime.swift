@@ -140,6 +140,8 @@ final class ProtobufRuntime: @unchecked Sendable {
     private var allocations: [UnsafeMutableRawPointer] = []
     /// The message type ``messageIndex(named:)`` found last (any thread's: a hint, checked before use).
     private let lastMessage = Atomic<Int>(0)
+    /// The ``ProtobufModel`` plans compiled over this schema.
+    let modelPlans = ProtobufModelPlans()
 
     deinit {
         for pointer in allocations { free(pointer) }

@@ -368,7 +368,7 @@ final class ProtobufWireReader {
     }
 
     /// Checks that a packed payload holds whole, non-empty elements; returns how many.
-    private func checkPacked(_ payload: Range<Int>, _ type: ProtobufSchema.FieldType) throws(WireAnomaly) -> Int {
+    func checkPacked(_ payload: Range<Int>, _ type: ProtobufSchema.FieldType) throws(WireAnomaly) -> Int {
         guard !payload.isEmpty else { throw WireAnomaly() }
         switch Self.wireType(of: type) {
         case 1:
