@@ -30,7 +30,8 @@ let package = Package(
     name: "CourierBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: courierPath.path),
+        // The `Macros` trait: the typed protobuf rows read and write `@ProtobufModel` models.
+        .package(path: courierPath.path, traits: ["Macros"]),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
         .package(url: "https://github.com/CoreOffice/XMLCoder", exact: "0.18.2"),
@@ -50,6 +51,7 @@ let package = Package(
         group("Protobuf", [
             .product(name: "Courier", package: courier),
             .product(name: "CourierCodecs", package: courier),
+            .product(name: "CourierMacros", package: courier),
             .product(name: "SwiftProtobuf", package: "swift-protobuf"),
         ]),
         group("XML", [

@@ -25,6 +25,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzXMLTyped", ["CourierCodecs"]),
     ("FuzzProtobuf", ["CourierCodecs", "CourierTesting"]),
     ("FuzzProtobufTyped", ["CourierCodecs"]),
+    ("FuzzProtobufModel", ["CourierCodecs"]),
     ("FuzzSchema", ["CourierSchema"]),
     ("FuzzRegex", ["CourierSchema"]),
 ]
