@@ -24,11 +24,6 @@ struct ProtobufModelDiagnostic: DiagnosticMessage {
             "@ProtobufModel reads and writes the members directly and would bypass your custom init(from:)/encode(to:)"
     )
 
-    /// A coded stored property whose type is inferred from its initial value.
-    static func missingType(_ name: String) -> Self {
-        Self(id: "missingType", message: "@ProtobufModel needs a type annotation on '\(name)'")
-    }
-
     /// A coded stored property of an implicitly unwrapped optional type.
     static func implicitlyUnwrapped(_ name: String) -> Self {
         Self(
@@ -47,6 +42,31 @@ struct ProtobufModelDiagnostic: DiagnosticMessage {
         id: "tuplePattern",
         message: "@ProtobufModel needs each stored property declared by name, not with a tuple pattern"
     )
+
+    /// A coded stored property with an attribute that may be a property wrapper.
+    static func attributed(_ name: String) -> Self {
+        Self(
+            id: "attributed",
+            message:
+                "@ProtobufModel cannot code '\(name)': Codable codes a property wrapper as the wrapper, which the generated code does not read"
+        )
+    }
+
+    /// A coded stored property named `Type` or `Protocol`, which no key path or member access can name.
+    static func reservedName(_ name: String) -> Self {
+        Self(id: "reservedName", message: "@ProtobufModel cannot name a member '\(name)' in generated code; rename it")
+    }
+
+    /// A `#if` block declaring stored properties, `CodingKeys`, `init(from:)` or `encode(to:)`.
+    static let conditional = Self(
+        id: "conditional",
+        message:
+            "@ProtobufModel reads only unconditional members: move stored properties, CodingKeys and coding methods out of #if"
+    )
+
+    /// A nested `CodingKeys` that is not an enum, whose keys the macro cannot list.
+    static let codingKeysNotAnEnum = Self(
+        id: "codingKeysNotAnEnum", message: "@ProtobufModel needs CodingKeys to be an enum whose cases it can read")
 
     /// A `CodingKeys` case that names no stored property.
     static func unknownCodingKey(_ name: String) -> Self {

@@ -33,7 +33,8 @@ struct ProtobufModelMacro: ExtensionMacro {
         }
         let source = extensionSource(
             type: type.trimmedDescription, access: accessModifier(of: structDecl),
-            storesMembers: !isInGenericContext(structDecl, context), members: analysis.members)
+            storesMembers: !isInGenericContext(structDecl, context), members: analysis.members,
+            writesCodingKeys: !analysis.declaresCodingKeys)
         return [DeclSyntax(stringLiteral: source).cast(ExtensionDeclSyntax.self)]
     }
 
@@ -63,8 +64,16 @@ struct ProtobufModelMacro: ExtensionMacro {
     /// static `let` when `storesMembers`, else a computed `var` (for generic contexts). Member types are never
     /// spelled: key paths carry them, so the extension (at file scope) needs no name that only the struct's own
     /// scope knows (a sibling nested type, a generic parameter, a local typealias).
-    static func extensionSource(type: String, access: String, storesMembers: Bool, members: [CodedMember]) -> String {
+    static func extensionSource(
+        type: String, access: String, storesMembers: Bool, members: [CodedMember], writesCodingKeys: Bool = false
+    ) -> String {
         let slots = members.indices
+        let decoded = slots.filter { members[$0].decodes }
+        // The keys synthesized `Codable` would use (an empty enum cannot have a raw type: none then).
+        let codingKeys =
+            writesCodingKeys && !members.isEmpty
+            ? "enum CodingKeys: String, CodingKey {\n" + members.map { "case \($0.spelling)\n" }.joined() + "}\n\n"
+            : ""
         let memberList =
             members.isEmpty
             ? "[]"
@@ -75,15 +84,15 @@ struct ProtobufModelMacro: ExtensionMacro {
             storesMembers
             ? "static let protobufMembers: [CourierCodecs.ProtobufMember] = \(memberList)"
             : "static var protobufMembers: [CourierCodecs.ProtobufMember] {\n\(memberList)\n}"
-        let locals = slots.map {
+        let locals = decoded.map {
             "var _m\($0) = CourierCodecs.ProtobufModelReader.unset { (model: Self) in model.\(members[$0].spelling) }\n"
         }.joined()
-        let reads = slots.map { "case \($0): try reader.read(&_m\($0))\n" }.joined()
-        let assignments = slots.map { "self.\(members[$0].spelling) = try reader.finish(_m\($0), \($0))\n" }.joined()
+        let reads = decoded.map { "case \($0): try reader.read(&_m\($0))\n" }.joined()
+        let assignments = decoded.map { "self.\(members[$0].spelling) = try reader.finish(_m\($0), \($0))\n" }.joined()
         let writes = slots.map { "case \($0): try writer.write(self.\(members[$0].spelling))\n" }.joined()
         return """
             extension \(type): CourierCodecs.ProtobufModel {
-            \(access)\(membersDecl)
+            \(codingKeys)\(access)\(membersDecl)
 
             \(access)init(protobuf reader: inout CourierCodecs.ProtobufModelReader) \
             throws(CourierCodecs.ProtobufModelReader.Stop) {

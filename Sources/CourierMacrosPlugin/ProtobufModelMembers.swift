@@ -9,8 +9,11 @@ struct CodedMember: Equatable {
     let spelling: String
     /// The key, as a string literal in source form (`"full_name"`).
     let keyLiteral: String
-    /// The declared type, verbatim.
+    /// The declared type, verbatim (empty when inferred).
     let type: String
+    /// Whether `init(from:)` decodes it: not a `let` with an initial value, which synthesized `Codable` encodes
+    /// but cannot decode.
+    var decodes = true
 }
 
 /// The coded members of a struct, in declaration order, and the problems that stop the expansion: the stored
@@ -20,18 +23,25 @@ struct ProtobufModelMembers {
     private(set) var members: [CodedMember] = []
     /// The errors found; the macro expands only when there are none.
     private(set) var diagnostics: [Diagnostic] = []
+    /// Whether the struct declares its own `CodingKeys` (else the macro writes the ones `Codable` would
+    /// synthesize, so that a `CodingKeys` declared where the macro cannot see it fails to compile).
+    private(set) var declaresCodingKeys = false
 
     /// Reads the members of `declaration`.
     init(of declaration: StructDeclSyntax) {
         let body = declaration.memberBlock.members
         checkNoCustomCoding(body)
+        checkNoConditionalMembers(body)
         let properties = storedProperties(body)
-        guard let codingKeys = Self.codingKeys(body) else {
-            for property in properties where !(property.isLet && property.hasInitialValue) {
-                code(property, keyLiteral: StringLiteralExprSyntax(content: property.name).description)
+        guard let codingKeys = codingKeys(body) else {
+            for property in properties {
+                code(
+                    property, keyLiteral: StringLiteralExprSyntax(content: property.name).description,
+                    decodes: !(property.isLet && property.hasInitialValue))
             }
             return
         }
+        declaresCodingKeys = true
         let names = Set(properties.map(\.name))
         for key in codingKeys where !names.contains(key.name) {
             diagnose(key.node, .unknownCodingKey(key.name))
@@ -55,17 +65,55 @@ struct ProtobufModelMembers {
     }
 
     /// Appends `property` as the next member, or diagnoses why it cannot be coded.
-    private mutating func code(_ property: StoredProperty, keyLiteral: String) {
+    private mutating func code(_ property: StoredProperty, keyLiteral: String, decodes: Bool = true) {
         if let lazy = property.declaration.modifiers.first(where: { $0.name.tokenKind == .keyword(.lazy) }) {
             diagnose(lazy, .lazy(property.name))
+        } else if let wrapper = property.declaration.attributes.first(where: { !Self.isBuiltIn($0) }) {
+            diagnose(wrapper, .attributed(property.name))
+        } else if ["Type", "Protocol"].contains(property.name) {
+            diagnose(property.pattern, .reservedName(property.name))
         } else if let type = property.type?.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
             diagnose(type, .implicitlyUnwrapped(property.name))
-        } else if let type = property.type {
-            members.append(
-                CodedMember(spelling: property.spelling, keyLiteral: keyLiteral, type: type.trimmedDescription))
         } else {
-            diagnose(property.pattern, .missingType(property.name))
+            // The generated code names members by key path and closure, never by type: an inferred type is fine.
+            members.append(
+                CodedMember(
+                    spelling: property.spelling, keyLiteral: keyLiteral,
+                    type: property.type?.trimmedDescription ?? "", decodes: decodes))
         }
+    }
+
+    /// Whether `attribute` is one of the compiler's own that leave a stored property's coding alone (anything
+    /// else on a stored property may be a property wrapper, which synthesized `Codable` codes as the wrapper).
+    private static func isBuiltIn(_ attribute: AttributeListSyntax.Element) -> Bool {
+        guard case .attribute(let attribute) = attribute else { return false }
+        let builtIn = ["available", "usableFromInline", "exclusivity", "preconcurrency", "objc", "nonobjc"]
+        return builtIn.contains(attribute.attributeName.trimmedDescription)
+    }
+
+    /// Diagnoses `#if` blocks that declare members the generated code would have to see (stored properties,
+    /// `CodingKeys`, `init(from:)`, `encode(to:)`): it reads only the struct's unconditional members.
+    private mutating func checkNoConditionalMembers(_ body: MemberBlockItemListSyntax) {
+        for member in body {
+            guard let conditional = member.decl.as(IfConfigDeclSyntax.self) else { continue }
+            let declarations = conditional.clauses.compactMap { $0.elements?.as(MemberBlockItemListSyntax.self) }
+                .flatMap { $0.map(\.decl) }
+            let matters = declarations.contains { declaration in
+                if let variable = declaration.as(VariableDeclSyntax.self) {
+                    return !variable.modifiers.contains { [.keyword(.static), .keyword(.class)].contains($0.name.tokenKind) }
+                }
+                if declaration.is(IfConfigDeclSyntax.self) || declaration.is(InitializerDeclSyntax.self) { return true }
+                if let function = declaration.as(FunctionDeclSyntax.self) { return function.name.text == "encode" }
+                return Self.declaredName(declaration) == "CodingKeys"
+            }
+            if matters { diagnose(conditional.clauses.first?.poundKeyword ?? conditional.poundEndif, .conditional) }
+        }
+    }
+
+    /// The name a nested type declaration declares.
+    private static func declaredName(_ declaration: DeclSyntax) -> String? {
+        if let type = declaration.asProtocol((any NamedDeclSyntax).self) { return type.name.identifier?.name ?? type.name.text }
+        return nil
     }
 
     /// Diagnoses a hand-written `init(from:)` or `encode(to:)`.
@@ -116,13 +164,16 @@ struct ProtobufModelMembers {
         return properties
     }
 
-    /// The cases of the struct's `enum CodingKeys: CodingKey`, or `nil` when it declares none.
-    private static func codingKeys(_ body: MemberBlockItemListSyntax) -> [CodingKeyCase]? {
-        let codingKeys = body.lazy.compactMap { $0.decl.as(EnumDeclSyntax.self) }.first {
-            $0.name.identifier?.name == "CodingKeys"
-                && $0.inheritanceClause?.inheritedTypes.contains { $0.type.lastName == "CodingKey" } == true
+    /// The cases of the struct's nested `CodingKeys` (whatever its conformances say: `Codable` uses any nested type
+    /// of that name), or `nil` when it declares none; diagnoses one that is not an enum.
+    private mutating func codingKeys(_ body: MemberBlockItemListSyntax) -> [CodingKeyCase]? {
+        guard let declaration = body.lazy.map(\.decl).first(where: { Self.declaredName($0) == "CodingKeys" }) else {
+            return nil
         }
-        guard let codingKeys else { return nil }
+        guard let codingKeys = declaration.as(EnumDeclSyntax.self) else {
+            diagnose(declaration, .codingKeysNotAnEnum)
+            return []
+        }
         return codingKeys.memberBlock.members
             .compactMap { $0.decl.as(EnumCaseDeclSyntax.self) }
             .flatMap(\.elements)

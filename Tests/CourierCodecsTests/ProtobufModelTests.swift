@@ -234,6 +234,7 @@ enum ProtobufModelDifferential {
         let plan = codec.schema.runtime.modelPlans.plan(layout, M.self, runtime: codec.schema.runtime)
         var options = codec.options
         if let limits = hints.limits { options.limits = limits }
+        guard options.includeDefaultValues, bytes.count <= options.limits.maximumInputSize else { return nil }
         return bytes.withUnsafeBytes { raw in
             ProtobufModelReader.decode(
                 M.self, raw.bindMemory(to: UInt8.self), plan: plan, runtime: codec.schema.runtime, options: options)

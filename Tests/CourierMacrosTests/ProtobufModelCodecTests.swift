@@ -114,6 +114,13 @@ struct MRenamedInner: Codable, Equatable {
     }
 }
 
+/// A `let` with a value: `Codable` writes it and never reads it (the input's label is checked, then skipped).
+@ProtobufModel
+struct MFixedLabel: Codable, Equatable {
+    let label = "fixed"
+    var values: [Int32]
+}
+
 /// Members without a direct form (`Data`, a set): the model always goes through `Codable`.
 @ProtobufModel
 struct MBlobs: Codable, Equatable {
@@ -153,7 +160,7 @@ enum ModelDifferential {
         let plan = codec.schema.runtime.modelPlans.plan(layout, M.self, runtime: codec.schema.runtime)
         var options = codec.options
         if let limits = hints.limits { options.limits = limits }
-        guard options.includeDefaultValues else { return nil }
+        guard options.includeDefaultValues, bytes.count <= options.limits.maximumInputSize else { return nil }
         return bytes.withUnsafeBytes { raw in
             ProtobufModelReader.decode(
                 M.self, raw.bindMemory(to: UInt8.self), plan: plan, runtime: codec.schema.runtime, options: options)
@@ -245,6 +252,18 @@ enum ModelDifferential {
         let bytes = try demo.encode(model: account, hints: hints, encoder: ValueEncoder())
         #expect(ModelDifferential.check(Account.self, demo, bytes, hints))
         #expect(try demo.decode(Account.self, from: bytes, hints: hints, decoder: ValueDecoder()) == account)
+    }
+
+    @Test func aLetWithAValueIsWrittenButNotRead() throws {
+        let hints = Self.hints("kitchen.KitchenSink.Inner")
+        let model = MFixedLabel(values: [1, -2])
+        #expect(ModelDifferential.checkEncode(model, kitchen, hints))
+        let bytes = try kitchen.encode(model: model, hints: hints, encoder: ValueEncoder())
+        #expect(try kitchen.decode(Value.self, from: bytes, hints: hints, decoder: ValueDecoder())["label"] == "fixed")
+        for input: [UInt8] in [[0x0A, 0x03, 0x61, 0x62, 0x63, 0x12, 0x01, 0x05], [0x0A, 0x02, 0xC3, 0x28], [0x0A, 0x05]] {
+            ModelDifferential.check(MFixedLabel.self, kitchen, Data(input), hints)
+        }
+        #expect(ModelDifferential.check(MFixedLabel.self, kitchen, bytes, hints))
     }
 
     static let optionSets: [ProtobufCodec.Options] = {

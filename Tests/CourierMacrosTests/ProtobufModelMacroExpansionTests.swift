@@ -36,12 +36,22 @@ import Testing
                 }
 
                 extension User: CourierCodecs.ProtobufModel {
+                    enum CodingKeys: String, CodingKey {
+                        case id
+                        case name
+                        case tags
+                        case address
+                        case score
+                        case kind
+                    }
+
                     public static let protobufMembers: [CourierCodecs.ProtobufMember] = [
                         CourierCodecs.ProtobufMember("id", \\Self.id),
                         CourierCodecs.ProtobufMember("name", \\Self.name),
                         CourierCodecs.ProtobufMember("tags", \\Self.tags),
                         CourierCodecs.ProtobufMember("address", \\Self.address),
                         CourierCodecs.ProtobufMember("score", \\Self.score),
+                        CourierCodecs.ProtobufMember("kind", \\Self.kind),
                     ]
 
                     public init(protobuf reader: inout CourierCodecs.ProtobufModelReader) throws(CourierCodecs.ProtobufModelReader.Stop) {
@@ -95,6 +105,8 @@ import Testing
                             try writer.write(self.address)
                         case 4:
                             try writer.write(self.score)
+                        case 5:
+                            try writer.write(self.kind)
                         default:
                             break
                         }
@@ -247,7 +259,9 @@ import Testing
         )
     }
 
-    @Test func anEnumNamedCodingKeysThatIsNoCodingKeyIsIgnored() {
+    /// `Codable` uses any nested type named `CodingKeys`, whatever its conformances say (an extension may add
+    /// `CodingKey`), so the macro reads it too.
+    @Test func anEnumNamedCodingKeysIsReadWhateverItsConformances() {
         expect(
             """
             @ProtobufModel
@@ -265,37 +279,11 @@ import Testing
                         case other
                     }
                 }
-
-                extension Token: CourierCodecs.ProtobufModel {
-                    static let protobufMembers: [CourierCodecs.ProtobufMember] = [
-                        CourierCodecs.ProtobufMember("value", \\Self.value),
-                    ]
-
-                    init(protobuf reader: inout CourierCodecs.ProtobufModelReader) throws(CourierCodecs.ProtobufModelReader.Stop) {
-                        var _m0 = CourierCodecs.ProtobufModelReader.unset { (model: Self) in
-                            model.value
-                        }
-                        while let _slot = try reader.nextMember() {
-                            switch _slot {
-                            case 0:
-                                try reader.read(&_m0)
-                            default:
-                                try reader.skipMember()
-                            }
-                        }
-                        self.value = try reader.finish(_m0, 0)
-                    }
-
-                    func encodeProtobufMember(_ slot: Int, to writer: inout CourierCodecs.ProtobufModelWriter) throws(CourierCodecs.ProtobufModelWriter.Stop) {
-                        switch slot {
-                        case 0:
-                            try writer.write(self.value)
-                        default:
-                            break
-                        }
-                    }
-                }
-                """
+                """,
+            diagnostics: [
+                DiagnosticSpec(message: "CodingKeys case 'other' matches no stored property", line: 5, column: 14),
+                DiagnosticSpec(message: "'value' has no case in CodingKeys, so it needs an initial value", line: 3, column: 9),
+            ]
         )
     }
 
@@ -317,12 +305,22 @@ import Testing
                 }
 
                 extension Pair: CourierCodecs.ProtobufModel {
+                    enum CodingKeys: String, CodingKey {
+                        case a
+                        case b
+                        case c
+                        case d
+                        case e
+                        case f
+                    }
+
                     static let protobufMembers: [CourierCodecs.ProtobufMember] = [
                         CourierCodecs.ProtobufMember("a", \\Self.a),
                         CourierCodecs.ProtobufMember("b", \\Self.b),
                         CourierCodecs.ProtobufMember("c", \\Self.c),
                         CourierCodecs.ProtobufMember("d", \\Self.d),
                         CourierCodecs.ProtobufMember("e", \\Self.e),
+                        CourierCodecs.ProtobufMember("f", \\Self.f),
                     ]
 
                     init(protobuf reader: inout CourierCodecs.ProtobufModelReader) throws(CourierCodecs.ProtobufModelReader.Stop) {
@@ -376,6 +374,8 @@ import Testing
                             try writer.write(self.d)
                         case 4:
                             try writer.write(self.e)
+                        case 5:
+                            try writer.write(self.f)
                         default:
                             break
                         }
@@ -448,7 +448,8 @@ import Testing
         )
     }
 
-    @Test func wrappersAndObserversAreIgnoredAndAccessorsSkipped() {
+    /// A property wrapper is coded by `Codable` as the wrapper, which the generated code would not read: refused.
+    @Test func propertyWrappersAreRefused() {
         expect(
             """
             @ProtobufModel
@@ -464,46 +465,96 @@ import Testing
                     var observed: Int { didSet { print(observed) } }
                     var stored: Int { get { 1 } set {} }
                 }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message:
+                        "@ProtobufModel cannot code 'value': Codable codes a property wrapper as the wrapper, which the generated code does not read",
+                    line: 3, column: 5)
+            ]
+        )
+    }
 
-                extension Level: CourierCodecs.ProtobufModel {
-                    static let protobufMembers: [CourierCodecs.ProtobufMember] = [
-                        CourierCodecs.ProtobufMember("value", \\Self.value),
-                        CourierCodecs.ProtobufMember("observed", \\Self.observed),
-                    ]
+    @Test func conditionalMembersAreRefused() {
+        let message =
+            "@ProtobufModel reads only unconditional members: move stored properties, CodingKeys and coding methods out of #if"
+        expect(
+            """
+            @ProtobufModel
+            struct Flags: Codable {
+                var a: Int
+                #if DEBUG
+                var b: Int = 0
+                #endif
+                #if os(Linux)
+                func helper() {}
+                #endif
+            }
+            """,
+            expandsTo: """
+                struct Flags: Codable {
+                    var a: Int
+                    #if DEBUG
+                    var b: Int = 0
+                    #endif
+                    #if os(Linux)
+                    func helper() {}
+                    #endif
+                }
+                """,
+            diagnostics: [DiagnosticSpec(message: message, line: 4, column: 5)]
+        )
+    }
 
-                    init(protobuf reader: inout CourierCodecs.ProtobufModelReader) throws(CourierCodecs.ProtobufModelReader.Stop) {
-                        var _m0 = CourierCodecs.ProtobufModelReader.unset { (model: Self) in
-                            model.value
-                        }
-                        var _m1 = CourierCodecs.ProtobufModelReader.unset { (model: Self) in
-                            model.observed
-                        }
-                        while let _slot = try reader.nextMember() {
-                            switch _slot {
-                            case 0:
-                                try reader.read(&_m0)
-                            case 1:
-                                try reader.read(&_m1)
-                            default:
-                                try reader.skipMember()
-                            }
-                        }
-                        self.value = try reader.finish(_m0, 0)
-                        self.observed = try reader.finish(_m1, 1)
-                    }
-
-                    func encodeProtobufMember(_ slot: Int, to writer: inout CourierCodecs.ProtobufModelWriter) throws(CourierCodecs.ProtobufModelWriter.Stop) {
-                        switch slot {
-                        case 0:
-                            try writer.write(self.value)
-                        case 1:
-                            try writer.write(self.observed)
-                        default:
-                            break
-                        }
+    @Test func membersNamedTypeOrProtocolAndKeysThatAreNoEnumAreRefused() {
+        expect(
+            """
+            @ProtobufModel
+            struct Odd: Codable {
+                var `Type`: Int
+                struct CodingKeys: CodingKey {
+                    var stringValue: String
+                    var intValue: Int?
+                    init?(stringValue: String) { self.stringValue = stringValue }
+                    init?(intValue: Int) { nil }
+                }
+            }
+            """,
+            expandsTo: """
+                struct Odd: Codable {
+                    var `Type`: Int
+                    struct CodingKeys: CodingKey {
+                        var stringValue: String
+                        var intValue: Int?
+                        init?(stringValue: String) { self.stringValue = stringValue }
+                        init?(intValue: Int) { nil }
                     }
                 }
-                """
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "@ProtobufModel needs CodingKeys to be an enum whose cases it can read", line: 4, column: 5),
+                DiagnosticSpec(
+                    message: "'Type' has no case in CodingKeys, so it needs an initial value", line: 3, column: 9),
+            ]
+        )
+        expect(
+            """
+            @ProtobufModel
+            struct Odd: Codable {
+                var `Type`: Int
+            }
+            """,
+            expandsTo: """
+                struct Odd: Codable {
+                    var `Type`: Int
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "@ProtobufModel cannot name a member 'Type' in generated code; rename it", line: 3,
+                    column: 9)
+            ]
         )
     }
 
@@ -521,6 +572,10 @@ import Testing
                 }
 
                 extension Flag: CourierCodecs.ProtobufModel {
+                    enum CodingKeys: String, CodingKey {
+                        case on
+                    }
+
                     package static let protobufMembers: [CourierCodecs.ProtobufMember] = [
                         CourierCodecs.ProtobufMember("on", \\Self.on),
                     ]
@@ -567,6 +622,10 @@ import Testing
                 }
 
                 extension Flag: CourierCodecs.ProtobufModel {
+                    enum CodingKeys: String, CodingKey {
+                        case on
+                    }
+
                     static let protobufMembers: [CourierCodecs.ProtobufMember] = [
                         CourierCodecs.ProtobufMember("on", \\Self.on),
                     ]
@@ -613,7 +672,13 @@ import Testing
                 }
 
                 extension Empty: CourierCodecs.ProtobufModel {
-                    static let protobufMembers: [CourierCodecs.ProtobufMember] = []
+                    enum CodingKeys: String, CodingKey {
+                        case kind
+                    }
+
+                    static let protobufMembers: [CourierCodecs.ProtobufMember] = [
+                        CourierCodecs.ProtobufMember("kind", \\Self.kind),
+                    ]
 
                     init(protobuf reader: inout CourierCodecs.ProtobufModelReader) throws(CourierCodecs.ProtobufModelReader.Stop) {
                         while let _slot = try reader.nextMember() {
@@ -626,6 +691,8 @@ import Testing
 
                     func encodeProtobufMember(_ slot: Int, to writer: inout CourierCodecs.ProtobufModelWriter) throws(CourierCodecs.ProtobufModelWriter.Stop) {
                         switch slot {
+                        case 0:
+                            try writer.write(self.kind)
                         default:
                             break
                         }
@@ -651,6 +718,11 @@ import Testing
                 }
 
                 extension Box: CourierCodecs.ProtobufModel {
+                    enum CodingKeys: String, CodingKey {
+                        case value
+                        case values
+                    }
+
                     static var protobufMembers: [CourierCodecs.ProtobufMember] {
                         [
                             CourierCodecs.ProtobufMember("value", \\Self.value),
@@ -853,7 +925,9 @@ import Testing
         )
     }
 
-    @Test func codedPropertiesNeedATypeAnnotation() {
+    /// Members are named by key path and closure, never by type: inferred types need no annotation, and a `let`
+    /// with a value is written (as `Codable` encodes it) but not read.
+    @Test func inferredTypesNeedNoAnnotationAndLetsWithValuesAreOnlyWritten() {
         expect(
             """
             @ProtobufModel
@@ -867,10 +941,45 @@ import Testing
                     var id = 5
                     let name = "skipped, so no annotation needed"
                 }
-                """,
-            diagnostics: [
-                DiagnosticSpec(message: "@ProtobufModel needs a type annotation on 'id'", line: 3, column: 9)
-            ]
+
+                extension User: CourierCodecs.ProtobufModel {
+                    enum CodingKeys: String, CodingKey {
+                        case id
+                        case name
+                    }
+
+                    static let protobufMembers: [CourierCodecs.ProtobufMember] = [
+                        CourierCodecs.ProtobufMember("id", \\Self.id),
+                        CourierCodecs.ProtobufMember("name", \\Self.name),
+                    ]
+
+                    init(protobuf reader: inout CourierCodecs.ProtobufModelReader) throws(CourierCodecs.ProtobufModelReader.Stop) {
+                        var _m0 = CourierCodecs.ProtobufModelReader.unset { (model: Self) in
+                            model.id
+                        }
+                        while let _slot = try reader.nextMember() {
+                            switch _slot {
+                            case 0:
+                                try reader.read(&_m0)
+                            default:
+                                try reader.skipMember()
+                            }
+                        }
+                        self.id = try reader.finish(_m0, 0)
+                    }
+
+                    func encodeProtobufMember(_ slot: Int, to writer: inout CourierCodecs.ProtobufModelWriter) throws(CourierCodecs.ProtobufModelWriter.Stop) {
+                        switch slot {
+                        case 0:
+                            try writer.write(self.id)
+                        case 1:
+                            try writer.write(self.name)
+                        default:
+                            break
+                        }
+                    }
+                }
+                """
         )
     }
 

@@ -34,6 +34,7 @@ public struct ProtobufModelReader {
     /// The type of the field whose value is next, its wire type and the slot reading it.
     var fieldType = ProtobufSchema.FieldType.int32
     var fieldWire: UInt8 = 0
+    var fieldIndex = 0
     var slot = 0
     /// Whether ``nextMember()`` has reached the end of the message.
     var finished = false
@@ -94,30 +95,12 @@ public struct ProtobufModelReader {
             if slot >= 0 {
                 fieldType = f.type
                 fieldWire = wireType
+                fieldIndex = i
                 self.slot = slot
                 return slot
             }
             // A field no member reads: checked as the `Value` read checks it.
-            try stopping { () throws(WireAnomaly) in
-                if wireType == expected {
-                    switch f.type {
-                    case .string, .bytes:
-                        let payload = try wire.lengthDelimited(&offset, end: end)
-                        if payload.count > limits.maximumStringLength { throw WireAnomaly() }
-                        if f.type == .string, !ProtobufWireReader.isUTF8(wire.bytes, payload) { throw WireAnomaly() }
-                    case .message:
-                        let payload = try wire.lengthDelimited(&offset, end: end)
-                        let sub = wire.runtime.messages[f.messageIndex]
-                        wire.total += sub.fields.count
-                        try wire.check(sub, payload, depth: depth + 1)
-                    default:
-                        try wire.skip(wireType, &offset, end: end)
-                    }
-                } else {
-                    let payload = try wire.lengthDelimited(&offset, end: end)
-                    occurrences += try wire.checkPacked(payload, f.type) - 1
-                }
-            }
+            try checkUnread(f, wireType)
         }
         wire.total += occurrences
         guard occurrences <= limits.maximumContainerCount, wire.total <= limits.maximumTotalValues else {
@@ -143,9 +126,35 @@ public struct ProtobufModelReader {
         throw Stop()
     }
 
-    /// Skips the value of the member ``nextMember()`` returned (a slot the model does not read).
+    /// Skips the value of the member ``nextMember()`` returned: a slot the model writes but does not read (a
+    /// `let` with a value, which `Codable` encodes and does not decode), checked as the `Value` read checks it.
     public mutating func skipMember() throws(Stop) {
-        throw Stop()
+        try checkUnread(plan.fields[fieldIndex], fieldWire)
+    }
+
+    /// Checks and skips a value of field `f` that no member reads, as the `Value` read checks it.
+    private mutating func checkUnread(_ f: HotField, _ wireType: UInt8) throws(Stop) {
+        let limits = wire.options.limits
+        try stopping { () throws(WireAnomaly) in
+            if wireType == ProtobufWireReader.wireType(of: f.type) {
+                switch f.type {
+                case .string, .bytes:
+                    let payload = try wire.lengthDelimited(&offset, end: end)
+                    if payload.count > limits.maximumStringLength { throw WireAnomaly() }
+                    if f.type == .string, !ProtobufWireReader.isUTF8(wire.bytes, payload) { throw WireAnomaly() }
+                case .message:
+                    let payload = try wire.lengthDelimited(&offset, end: end)
+                    let sub = wire.runtime.messages[f.messageIndex]
+                    wire.total += sub.fields.count
+                    try wire.check(sub, payload, depth: depth + 1)
+                default:
+                    try wire.skip(wireType, &offset, end: end)
+                }
+            } else {
+                let payload = try wire.lengthDelimited(&offset, end: end)
+                occurrences += try wire.checkPacked(payload, f.type) - 1
+            }
+        }
     }
 
     /// The member in `slot` once the message is read: `value`, or what `Codable` sees for an absent field.
