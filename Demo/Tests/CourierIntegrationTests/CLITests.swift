@@ -128,12 +128,11 @@ struct CLI {
             #expect(business.stderr.contains("[business.business 7001]"))
             #expect(business.stderr.contains("user 404404 does not exist"))
         }
-        let stopped = try await DemoServer.start()
-        let url = stopped.baseURL
-        await stopped.stop()
-        let refused = try CLI.run(["send", "GET", "\(url)/users/1"])
+        let closed = try ClosedPort()
+        let refused = try CLI.run(["send", "GET", "\(closed.baseURL)/users/1"])
         #expect(refused.status == 10)
         #expect(refused.stderr.contains("[transport.cannotConnect 1002] Could not connect to the server."))
+        withExtendedLifetime(closed) {}
     }
 
     @Test func configFilesLoadModulesAndTheirInterceptors() async throws {

@@ -86,14 +86,13 @@ func withDemoServer<T>(_ body: (DemoServer, DemoAPI) async throws -> T) async th
     }
 
     @Test func aClosedPortCannotConnect() async throws {
-        let server = try await DemoServer.start()
-        let url = server.baseURL
-        await server.stop()
-        let module = APIModule(name: "gone", service: APIService(name: "gone", baseURL: url))
+        let closed = try ClosedPort()
+        let module = APIModule(name: "gone", service: APIService(name: "gone", baseURL: closed.baseURL))
         let error = try await #require(throws: CourierError.self) {
             try await CourierClient().send(Endpoint(name: "ping", module: module, path: "/users/1"))
         }
         #expect(error.code == .cannotConnect)
+        withExtendedLifetime(closed) {}
     }
 
     @Test func tlsAgainstAPlainHTTPServerIsATLSFailure() async throws {

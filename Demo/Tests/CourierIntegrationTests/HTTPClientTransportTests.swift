@@ -212,11 +212,10 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
 
         @Test(arguments: TransportUnderTest.allCases)
         func aClosedPortCannotConnect(_ kind: TransportUnderTest) async throws {
-            let server = try await DemoServer.start()
-            let url = server.baseURL
-            await server.stop()
-            let module = APIModule(name: "gone", service: APIService(name: "gone", baseURL: url))
+            let closed = try ClosedPort()
+            let module = APIModule(name: "gone", service: APIService(name: "gone", baseURL: closed.baseURL))
             try await Self.expectConnectionFailure(.cannotConnect, kind: kind, module: module)
+            withExtendedLifetime(closed) {}
         }
 
         @Test(arguments: TransportUnderTest.allCases)
