@@ -17,8 +17,9 @@ final class ProtobufModelPlan: @unchecked Sendable {  // immutable once its comp
     var absences: [ProtobufAbsence] = []
     /// Per slot: the plan of its nested message type, if it holds messages.
     var children: [ProtobufModelPlan?] = []
-    /// The members to write, in field order: the field each writes (-1 when it names none, first) and its slot.
-    var writes: [(field: Int, slot: Int)] = []
+    /// The members to write, in field order: the field each writes (-1 when it names none, first), its slot, and
+    /// whether the field is packed.
+    var writes: [(field: Int, slot: Int, packed: Bool)] = []
     /// Whether every member reads (and every nested plan reads) directly.
     var decodable = true
     /// Whether every member writes (and every nested plan writes) directly.
@@ -108,10 +109,10 @@ final class ProtobufModelPlans: Sendable {
             if let i = layout.fieldsByName[member.key] {
                 let f = layout.hot[i]
                 if !written.insert(i).inserted || !Self.writes(member.shape, f) { plan.encodable = false }
-                plan.writes.append((i, slot))
+                plan.writes.append((i, slot, layout.fields[i].packed))
             } else {
                 // Written only when nil (left out) or ignored; anything else is the pivot's error.
-                plan.writes.append((-1, slot))
+                plan.writes.append((-1, slot, false))
                 if case .unsupported = member.shape { plan.encodable = false }
             }
             if let model = Self.model(in: member.shape), let i = layout.jsonIndex[member.key] ?? layout.fieldsByName[member.key],

@@ -69,7 +69,7 @@ public struct ProtobufModelWriter {
             }
             field = plan.fields[write.field]
             slot = write.slot
-            packed = plan.layout.fields[write.field].packed
+            packed = write.packed
             let before = out.count
             try model.encodeProtobufMember(write.slot, to: &self)
             if field.storage == .oneof, out.count != before {
