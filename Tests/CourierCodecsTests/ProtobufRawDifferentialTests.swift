@@ -387,12 +387,8 @@ import Testing
                         var scanner = ProtobufRawScanner(
                             UnsafeBufferPointer(rebasing: bytes[0..<(left + 1)]), limits: DecodingLimits(), maxDepth: 64)
                         defer { scanner.deallocate() }
-                        do throws(ProtobufRawFailure) {
-                            _ = try scanner.scanMessage(from: 0, to: left + 1, depth: 1, endGroup: 0)
-                            return false
-                        } catch {
-                            return error.isMalformed
-                        }
+                        guard scanner.scanMessage(from: 0, to: left + 1, depth: 1, endGroup: 0) < 0 else { return false }
+                        return scanner.failure.isMalformed
                     }
                     #expect(scanned, "key \(key) \(second) \(left) scans")
                 }

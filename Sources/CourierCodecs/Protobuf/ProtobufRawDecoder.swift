@@ -68,10 +68,8 @@ public struct ProtobufRawDecoder: Sendable {
             let bytes = raw.bindMemory(to: UInt8.self)
             var scanner = ProtobufRawScanner(bytes, limits: limits, maxDepth: maxDepth)
             defer { scanner.deallocate() }
-            do throws(ProtobufRawFailure) {
-                _ = try scanner.scanMessage(from: 0, to: bytes.count, depth: 1, endGroup: 0)
-            } catch {
-                throw Self.courierError(error.wireError)
+            if scanner.scanMessage(from: 0, to: bytes.count, depth: 1, endGroup: 0) < 0 {
+                throw Self.courierError(scanner.failure.wireError)
             }
             return body(bytes, scanner.entries, scanner.shape)
         }

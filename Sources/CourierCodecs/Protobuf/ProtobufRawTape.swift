@@ -32,7 +32,9 @@ struct ProtobufRawEntry {
 }
 
 /// Why the raw scan stopped; the text is written only for the error that leaves the decoder (a rejected
-/// guess costs no string).
+/// guess costs no string). The scan does not throw it: a guess that fails is routine (about one
+/// length-delimited payload in three on a typical page), so the scan's functions return a sentinel and leave
+/// the failure in ``ProtobufRawScanner/failure``.
 struct ProtobufRawFailure: Error {
     enum Reason: UInt8 {
         case varintTooLong, truncatedVarint, fieldNumberZero, invalidWireType, lengthBeyondEnd
@@ -89,6 +91,9 @@ struct ProtobufRawFailure: Error {
 /// A length-delimited payload is tried as a message once; when the try fails, its entries are dropped from the
 /// tape and it costs no more than the bytes it read (no error text, no values, no strings). Every byte is read
 /// by the innermost try that holds it directly, so nesting does not multiply the work.
+///
+/// Its functions report a failure by a sentinel (-1, nil or false) and leave it in ``failure``: a rejected guess
+/// is the common case for text, and throwing it cost a runtime call and an unwind each time.
 struct ProtobufRawScanner {
     /// The input's first byte (a placeholder, never read, when the input is empty).
     let base: UnsafePointer<UInt8>
@@ -107,6 +112,8 @@ struct ProtobufRawScanner {
     private(set) var tape: UnsafeMutablePointer<ProtobufRawEntry>
     private(set) var count = 0
     private var capacity: Int
+    /// Why the last function that returned its sentinel stopped.
+    private(set) var failure = ProtobufRawFailure(reason: .truncatedVarint, offset: 0)
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, limits: DecodingLimits, maxDepth: Int) {
         base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
@@ -149,19 +156,30 @@ struct ProtobufRawScanner {
         tape = larger
     }
 
+    /// Counts a value; false (with ``failure``) beyond ``maxTotal``.
     @inline(__always)
-    mutating func count(at offset: Int) throws(ProtobufRawFailure) {
+    mutating func count(at offset: Int) -> Bool {
         total += 1
         if total > maxTotal {
-            throw ProtobufRawFailure(reason: .tooManyValues, offset: offset, first: Self.limit(maxTotal))
+            return stop(ProtobufRawFailure(reason: .tooManyValues, offset: offset, first: Self.limit(maxTotal))) >= 0
         }
+        return true
     }
 
-    /// Reads the varint at `offset` in `base` (of at most `maxBytes` bytes, before `end`).
+    /// Records why the scan stops; returns the sentinel -1.
+    @inline(never)
+    private mutating func stop(_ reason: ProtobufRawFailure) -> Int {
+        failure = reason
+        return -1
+    }
+
+    /// Reads the varint at `offset` in `base` (of at most `maxBytes` bytes, before `end`); nil, with the reason
+    /// in `failure`, when it is longer or truncated.
     @inline(__always)
     static func varint(
-        _ base: UnsafePointer<UInt8>, _ offset: inout Int, _ end: Int, maxBytes: Int
-    ) throws(ProtobufRawFailure) -> UInt64 {
+        _ base: UnsafePointer<UInt8>, _ offset: inout Int, _ end: Int, maxBytes: Int,
+        failure: inout ProtobufRawFailure
+    ) -> UInt64? {
         if offset < end {
             let byte = base[offset]
             if byte < 0x80 {
@@ -169,14 +187,15 @@ struct ProtobufRawScanner {
                 return UInt64(byte)
             }
         }
-        return try longVarint(base, &offset, end, maxBytes: maxBytes)
+        return longVarint(base, &offset, end, maxBytes: maxBytes, failure: &failure)
     }
 
     /// A varint of more than one byte: at most `maxBytes` of them are read, the tenth contributing its
     /// lowest bit.
     static func longVarint(
-        _ base: UnsafePointer<UInt8>, _ offset: inout Int, _ end: Int, maxBytes: Int
-    ) throws(ProtobufRawFailure) -> UInt64 {
+        _ base: UnsafePointer<UInt8>, _ offset: inout Int, _ end: Int, maxBytes: Int,
+        failure: inout ProtobufRawFailure
+    ) -> UInt64? {
         let start = offset
         let limit = min(end, start + maxBytes)
         var value: UInt64 = 0
@@ -191,18 +210,17 @@ struct ProtobufRawScanner {
                 return value
             }
         }
-        if next - start >= maxBytes {
-            throw ProtobufRawFailure(reason: .varintTooLong, offset: start, first: UInt64(maxBytes))
-        }
-        throw ProtobufRawFailure(reason: .truncatedVarint, offset: start)
+        failure =
+            next - start >= maxBytes
+            ? ProtobufRawFailure(reason: .varintTooLong, offset: start, first: UInt64(maxBytes))
+            : ProtobufRawFailure(reason: .truncatedVarint, offset: start)
+        return nil
     }
 
     /// Scans the message in `start..<end` (a group's when `endGroup` is its number, else 0) and returns the
-    /// offset after it (after the end-group key for a group).
-    mutating func scanMessage(
-        from start: Int, to end: Int, depth: Int, endGroup: UInt32
-    ) throws(ProtobufRawFailure) -> Int {
-        try count(at: start)
+    /// offset after it (after the end-group key for a group), or -1 with the reason in ``failure``.
+    mutating func scanMessage(from start: Int, to end: Int, depth: Int, endGroup: UInt32) -> Int {
+        guard count(at: start) else { return -1 }
         let base = base
         var offset = start
         var fields = 0
@@ -211,59 +229,71 @@ struct ProtobufRawScanner {
         var disordered = false
         while offset < end {
             let keyOffset = offset
-            let key = try Self.varint(base, &offset, end, maxBytes: 10) & 0xFFFF_FFFF
+            guard let fullKey = Self.varint(base, &offset, end, maxBytes: 10, failure: &failure) else { return -1 }
+            let key = fullKey & 0xFFFF_FFFF
             let number = UInt32(truncatingIfNeeded: key >> 3)
-            guard number != 0 else { throw ProtobufRawFailure(reason: .fieldNumberZero, offset: keyOffset) }
+            guard number != 0 else { return stop(ProtobufRawFailure(reason: .fieldNumberZero, offset: keyOffset)) }
             var scalar = true
             switch key & 7 {
             case 0:
-                let value = try Self.varint(base, &offset, end, maxBytes: 10)
+                guard let value = Self.varint(base, &offset, end, maxBytes: 10, failure: &failure) else { return -1 }
                 append(ProtobufRawEntry(value: value, number: number, kind: .varint))
             case 1:
-                guard end - offset >= 8 else { throw ProtobufRawFailure(reason: .truncatedFixed64, offset: offset) }
+                guard end - offset >= 8 else {
+                    return stop(ProtobufRawFailure(reason: .truncatedFixed64, offset: offset))
+                }
                 let value = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
                 offset += 8
                 append(ProtobufRawEntry(value: UInt64(littleEndian: value), number: number, kind: .fixed64))
             case 5:
-                guard end - offset >= 4 else { throw ProtobufRawFailure(reason: .truncatedFixed32, offset: offset) }
+                guard end - offset >= 4 else {
+                    return stop(ProtobufRawFailure(reason: .truncatedFixed32, offset: offset))
+                }
                 let value = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt32.self)
                 offset += 4
                 append(
                     ProtobufRawEntry(value: UInt64(UInt32(littleEndian: value)), number: number, kind: .fixed32))
             case 2:
                 scalar = false
-                try scanLengthDelimited(&offset, end, number: number, keyOffset: keyOffset, depth: depth)
+                guard scanLengthDelimited(&offset, end, number: number, keyOffset: keyOffset, depth: depth) else {
+                    return -1
+                }
             case 3:
                 scalar = false
                 guard depth < groupDepth else {
-                    throw ProtobufRawFailure(reason: .groupsTooDeep, offset: keyOffset, first: Self.limit(groupDepth))
+                    return stop(
+                        ProtobufRawFailure(reason: .groupsTooDeep, offset: keyOffset, first: Self.limit(groupDepth)))
                 }
                 let index = count
                 append(ProtobufRawEntry(value: 0, number: number, kind: .group))
-                offset = try scanMessage(from: offset, to: end, depth: depth + 1, endGroup: number)
+                offset = scanMessage(from: offset, to: end, depth: depth + 1, endGroup: number)
+                guard offset >= 0 else { return -1 }
                 tape[index].value = UInt64(count)
                 tape[index].shape = shape
             case 4:
                 guard endGroup == number else {
-                    throw ProtobufRawFailure(reason: .unmatchedEndGroup, offset: keyOffset, first: UInt64(number))
+                    return stop(
+                        ProtobufRawFailure(reason: .unmatchedEndGroup, offset: keyOffset, first: UInt64(number)))
                 }
                 shape = Self.shape(runs: runs, disordered: disordered)
                 return offset
             default:
-                throw ProtobufRawFailure(
-                    reason: .invalidWireType, offset: keyOffset, first: key & 7, second: UInt64(number))
+                return stop(
+                    ProtobufRawFailure(
+                        reason: .invalidWireType, offset: keyOffset, first: key & 7, second: UInt64(number)))
             }
             fields += 1
             if fields > maxFields {
-                throw ProtobufRawFailure(reason: .tooManyFields, offset: keyOffset, first: Self.limit(maxFields))
+                return stop(
+                    ProtobufRawFailure(reason: .tooManyFields, offset: keyOffset, first: Self.limit(maxFields)))
             }
-            if scalar { try count(at: keyOffset) }
+            if scalar, !count(at: keyOffset) { return -1 }
             if number < last { disordered = true }
             runs &+= number != last ? 1 : 0
             last = number
         }
         if endGroup != 0 {
-            throw ProtobufRawFailure(reason: .unclosedGroup, offset: offset, first: UInt64(endGroup))
+            return stop(ProtobufRawFailure(reason: .unclosedGroup, offset: offset, first: UInt64(endGroup)))
         }
         shape = Self.shape(runs: runs, disordered: disordered)
         return offset
@@ -298,39 +328,40 @@ struct ProtobufRawScanner {
     }
 
     /// A length-delimited value: a nested message when its payload scans as one (above ``maxDepth`` no
-    /// more), else a string or bytes. A guess that runs into a limit is an error, not a fallback.
+    /// more), else a string or bytes. A guess that runs into a limit is an error, not a fallback. False, with
+    /// the reason in ``failure``, when the value is malformed or beyond a limit.
     private mutating func scanLengthDelimited(
         _ offset: inout Int, _ end: Int, number: UInt32, keyOffset: Int, depth: Int
-    ) throws(ProtobufRawFailure) {
+    ) -> Bool {
         let lengthOffset = offset
         let base = base
-        let length = try Self.varint(base, &offset, end, maxBytes: 5)
+        guard let length = Self.varint(base, &offset, end, maxBytes: 5, failure: &failure) else { return false }
         guard length <= UInt64(end - offset) else {
-            throw ProtobufRawFailure(
-                reason: .lengthBeyondEnd, offset: lengthOffset, first: length, second: UInt64(end - offset))
+            return stop(
+                ProtobufRawFailure(
+                    reason: .lengthBeyondEnd, offset: lengthOffset, first: length, second: UInt64(end - offset))) >= 0
         }
         let payload = offset..<(offset + Int(length))
         offset = payload.upperBound
         if payload.count > maxString {
-            throw ProtobufRawFailure(
-                reason: .tooLong, offset: keyOffset, first: UInt64(payload.count), second: Self.limit(maxString))
+            return stop(
+                ProtobufRawFailure(
+                    reason: .tooLong, offset: keyOffset, first: UInt64(payload.count), second: Self.limit(maxString)))
+                >= 0
         }
         let index = count
         append(ProtobufRawEntry(value: UInt64(lengthOffset), number: number, kind: .lengthDelimited))
         if !payload.isEmpty, depth < maxDepth, !Self.failsAtOnce(base, payload) {
             let before = total
-            do throws(ProtobufRawFailure) {
-                _ = try scanMessage(from: payload.lowerBound, to: payload.upperBound, depth: depth + 1, endGroup: 0)
+            if scanMessage(from: payload.lowerBound, to: payload.upperBound, depth: depth + 1, endGroup: 0) >= 0 {
                 tape[index] = ProtobufRawEntry(value: UInt64(count), number: number, kind: .message, shape: shape)
-                return
-            } catch where !error.isMalformed {
-                throw error
-            } catch {
-                // Not a message: what the guess recorded goes.
-                total = before
-                count = index + 1
+                return true
             }
+            // A limit is an error; anything else means it is not a message: what the guess recorded goes.
+            guard failure.isMalformed else { return false }
+            total = before
+            count = index + 1
         }
-        try count(at: payload.lowerBound)
+        return count(at: payload.lowerBound)
     }
 }
