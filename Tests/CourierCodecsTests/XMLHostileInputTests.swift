@@ -208,6 +208,69 @@ import Glibc
         #expect(error.context.offset == 2)
     }
 
+    // MARK: Distinct names
+
+    /// libxml2 2.9 interns every name in a dictionary whose table stops growing at 16,384 chains: a document of
+    /// distinct names used to take time quadratic in their count (a million empty elements, 10 MB: 17 s). Every
+    /// way to add names stops at `maximumDistinctNames`, in time proportional to the names read up to it.
+    @Test(arguments: [
+        "elements", "attributes", "namespace URIs", "namespace prefixes", "processing instructions",
+        "element declarations", "notation declarations", "attribute declarations",
+    ])
+    func distinctNamesStopAtTheLimit(kind: String) throws {
+        let (open, close) = kind.hasSuffix("declarations") ? ("<!DOCTYPE r [", "]><r/>") : ("<r>", "</r>")
+        func piece(_ i: Int) -> String {
+            switch kind {
+            case "elements": return "<k\(i)/>"
+            case "attributes": return "<e a\(i)=\"1\"/>"
+            case "namespace URIs": return "<e xmlns:p=\"urn:\(i)\"/>"
+            case "namespace prefixes": return "<e xmlns:p\(i)=\"urn:x\"/>"
+            case "processing instructions": return "<?t\(i) x?>"
+            case "element declarations": return "<!ELEMENT d\(i) ANY>"
+            case "notation declarations": return "<!NOTATION n\(i) SYSTEM \"x\">"
+            default: return "<!ATTLIST r b\(i) CDATA #IMPLIED>"
+            }
+        }
+        func document(_ count: Int) -> Data {
+            var xml = open
+            xml.reserveCapacity(count * 24)
+            for i in 0..<count { xml += piece(i) }
+            return Data((xml + close).utf8)
+        }
+        // Within a lowered limit the document decodes; ten times the names fail, naming the limit.
+        let codec = Self.codec { $0.maximumDistinctNames = 1_000 }
+        _ = try codec.decode(document(900), hints: CodingHints())
+        let error = try XMLTest.error { _ = try codec.decode(document(10_000), hints: CodingHints()) }
+        #expect(error.code == .sizeLimitExceeded, "\(kind)")
+        #expect(error.message.contains("maximumDistinctNames = 1000"), "\(kind): \(error.message)")
+        #expect(error.context.line == 1, "\(kind)")
+        // The default stops a million of them (some 10 to 30 MB) at the 50,000th.
+        let (defaultError, _) = try Self.decodeTimed(document(1_000_000))
+        #expect(defaultError.code == .sizeLimitExceeded, "\(kind)")
+        #expect(defaultError.message.contains("maximumDistinctNames = 50000"), "\(kind)")
+    }
+
+    /// The typed decoder stops at the same limit, with the same error, and names repeated in one document or
+    /// in the documents a kept parser read before count once.
+    @Test func distinctNamesBoundTheTypedDecoderAndCountPerDocument() throws {
+        let codec = Self.codec { $0.maximumDistinctNames = 2_000 }
+        var hints = CodingHints()
+        hints.shape = ValueShape(of: [String: Int].self)
+        let many = Data(("<r>" + (0..<5_000).map { "<k\($0)>\($0)</k\($0)>" }.joined() + "</r>").utf8)
+        let typed = try XMLTest.error { _ = try codec.decode([String: Int].self, from: many, hints: hints, decoder: ValueDecoder()) }
+        let pivot = try XMLTest.error { _ = try codec.decode(many, hints: hints) }
+        #expect(typed.code == .sizeLimitExceeded)
+        #expect(typed.message == pivot.message)
+        #expect(typed.message.contains("maximumDistinctNames"))
+        // 1,500 names, each used twenty times, in documents read one after the other (a kept parser's
+        // dictionary holds the names of the documents before): each document is within the limit of 2,000.
+        let repeated = Data(("<r>" + (0..<30_000).map { "<k\($0 % 1_500)>1</k\($0 % 1_500)>" }.joined() + "</r>").utf8)
+        for _ in 0..<3 {
+            let decoded = try codec.decode([String: [Int]].self, from: repeated, hints: CodingHints(), decoder: ValueDecoder())
+            #expect(decoded.count == 1_500)
+        }
+    }
+
     /// `text` in UTF-16, little-endian, after a byte order mark.
     static func utf16LE(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = [0xFF, 0xFE]

@@ -17,6 +17,7 @@
 /// | ``maximumNumberLength`` | 10,000 | characters of one number in JSON |
 /// | ``maximumAttributesPerElement`` | 1,000 | attributes and namespace declarations of one XML element |
 /// | ``maximumNamespacesInScope`` | 256 | XML namespace declarations visible at once (on the open elements) |
+/// | ``maximumDistinctNames`` | 50,000 | distinct names one XML document uses (elements, attributes, namespaces, processing-instruction targets, declarations) |
 ///
 /// Set them once for every codec of a client, per codec, or per call (the most specific wins: hints,
 /// then the codec set, then the codec's own options):
@@ -72,6 +73,12 @@ public struct DecodingLimits: Hashable, Sendable {
     /// ancestors), checked before libxml2 reads a start tag: libxml2 resolves every prefix, and checks
     /// every new declaration, by scanning all declarations in scope. Default 256.
     public var maximumNamespacesInScope = 256
+    /// The most distinct names one XML document may use: element and attribute names, namespace prefixes and
+    /// URIs, processing-instruction targets and the names its document type declares, each counted once.
+    /// libxml2 (2.9) keeps every name it reads in a dictionary whose table stops growing at 16,384 chains; past
+    /// some 50,000 names each lookup walks a longer chain, and a document of distinct names turns quadratic (a
+    /// million distinct empty elements, 10 MB, took 17 s). Default 50,000.
+    public var maximumDistinctNames = 50_000
 
     /// The protobuf codec's default ``maximumDepth``: 100.
     public static let defaultProtobufDepth = 100

@@ -76,6 +76,11 @@ struct XMLBuilder<Output: XMLBuildOutput> {
 
     var output: Output
     var context: xmlParserCtxtPtr?
+    /// The names in the context's dictionary before this parse (a kept context's holds earlier parses' names).
+    var namesBefore = 0
+    /// Whether the start tag being read brought a name the builder had not seen (libxml2 may have just added it
+    /// to its dictionary).
+    var namesGrew = false
     let rootShape: ValueShape
     /// The limits checked on every event.
     let limits: DecodingLimits
@@ -193,7 +198,21 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         if claimed.count < names.count { claimed.append(contentsOf: repeatElement(false, count: names.count - claimed.count)) }
         claimed[Int(id)] = true
         nameIDs.insert(key, id)
+        namesGrew = true
         return id
+    }
+
+    /// Fails when this document has added more than `limits.maximumDistinctNames` names to libxml2's
+    /// dictionary. libxml2 2.9 keeps every name it reads there (element and attribute names, namespace prefixes
+    /// and URIs, processing-instruction targets, declared names) in a table that stops growing at 16,384
+    /// chains, so past some 50,000 names each lookup walks a longer chain and the parse turns quadratic.
+    /// Called where a name can be new: a start tag that brought one or declares namespaces, and every
+    /// processing instruction and declaration.
+    mutating func checkDistinctNames() {
+        guard !failed, let context, let dictionary = context.pointee.dict else { return }
+        if Int(xmlDictSize(dictionary)) - namesBefore > limits.maximumDistinctNames {
+            failLimit("the document uses more distinct names", "maximumDistinctNames", limits.maximumDistinctNames)
+        }
     }
 
     // MARK: Shapes
@@ -390,6 +409,10 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         }
         frames[frames.count - 1].isNil = isNil
         frames[frames.count - 1].attributeCount = members.count - membersStart
+        if namesGrew || namespaceCount > 0 {
+            namesGrew = false
+            checkDistinctNames()
+        }
     }
 
     mutating func characters(_ bytes: UnsafePointer<xmlChar>?, _ length: Int) {
@@ -716,6 +739,7 @@ enum XMLParse {
             XMLParserPool.give(slot, reusable: reusable)
         }
         builder.context = ctxt
+        builder.namesBefore = ctxt.pointee.dict.map { Int(xmlDictSize($0)) } ?? 0
         defer { builder.context = nil }
         wellFormed = withUnsafeMutablePointer(to: &builder) { pointer in
             var target = Target(isTape: Output.self == XMLTapeOutput.self, builder: UnsafeMutableRawPointer(pointer))
@@ -762,6 +786,12 @@ enum XMLParse {
 
     fileprivate static func declaration(_ ctx: UnsafeMutableRawPointer?, refusal: @autoclosure () -> String?) {
         on(ctx, tree: { $0.declaration(refusal: refusal()) }, tape: { $0.declaration(refusal: nil) })
+        names(ctx)
+    }
+
+    /// A processing instruction or a declaration was read, whose names libxml2 has interned.
+    fileprivate static func names(_ ctx: UnsafeMutableRawPointer?) {
+        on(ctx, tree: { $0.checkDistinctNames() }, tape: { $0.checkDistinctNames() })
     }
 
     fileprivate static func libxml2Error(_ ctx: UnsafeMutableRawPointer?, _ error: xmlError) {
@@ -816,6 +846,11 @@ enum XMLParse {
                     : "the document declares a default value for the attribute \(attribute) of <\(owner)>; attribute "
                         + "defaults are not accepted (each would be copied onto every such element)")
         }
+        // Processing instructions and element and notation declarations pass; their names count toward
+        // `maximumDistinctNames`.
+        sax.processingInstruction = { ctx, _, _ in XMLParse.names(ctx) }
+        sax.elementDecl = { ctx, _, _, _ in XMLParse.names(ctx) }
+        sax.notationDecl = { ctx, _, _, _ in XMLParse.names(ctx) }
         sax.unparsedEntityDecl = { ctx, name, _, _, _ in
             let entity = name.map { String(cString: $0) } ?? ""
             XMLParse.declaration(ctx, refusal: "the document declares the external unparsed entity \(entity)")
