@@ -223,6 +223,40 @@ import Testing
         #expect(value["inners"]?[2_999]?["values"] == [7])
     }
 
+    /// protobuf-c merges each occurrence of a singular message field into the ones before, copying their
+    /// repeated fields each time (and its arena keeps every copy): `n` occurrences used to cost time and memory
+    /// quadratic in `n` (80 KB of them took 244 ms and 427 MB; 800 KB ran out of memory). The scan counts the
+    /// bytes the merges would copy and stops at `maximumInputSize`, before protobuf-c reads anything.
+    @Test func aSingularMessageFieldSentManyTimesStopsBeforeItsMergesGoQuadratic() throws {
+        // data (field 3, a UserPage) sent 100,000 times, each with one user {name: "ab"}.
+        let user: [UInt8] = [0x12, 0x02, 0x61, 0x62]
+        let page: [UInt8] = [0x1A, UInt8(user.count)] + user
+        let occurrence: [UInt8] = [0x1A, UInt8(page.count)] + page
+        let bytes = ProtobufTestSupport.repeated(occurrence, 100_000)
+        let error = try decodeError(bytes)
+        #expect(error.code == .sizeLimitExceeded)
+        #expect(error.detail?.contains("singular message field data") == true)
+        #expect(error.detail?.contains("maximumInputSize") == true)
+        #expect(error.context.codingPath == ["data"])
+        // The typed decoders stop at the same point, with the same error.
+        let typed = try #require(throws: CourierError.self) {
+            try demo.decode(HandList.self, from: Data(bytes), hints: listHints, decoder: ValueDecoder())
+        }
+        #expect(typed.detail == error.detail)
+        // A few hundred merge as protobuf says they do: their users add up.
+        let merged = try demo.decode(Data(ProtobufTestSupport.repeated(occurrence, 300)), hints: listHints)
+        #expect(merged["data"]?["users"]?.arrayValue?.count == 300)
+        // The kitchen sink's inner (field 2) sent 100,000 times with one of its values each.
+        let sinkError = try decodeError(ProtobufTestSupport.repeated([0x12, 0x02, 0x10, 0x01], 100_000), kitchen, sinkHints)
+        #expect(sinkError.code == .sizeLimitExceeded)
+        #expect(sinkError.detail?.contains("singular message field inner") == true)
+        // The budget is the input size limit: a lower one stops sooner.
+        let tight = sink { $0.maximumInputSize = 10_000 }
+        let few = ProtobufTestSupport.repeated([0x12, 0x02, 0x10, 0x01], 200)
+        #expect(try decodeError(few, tight, sinkHints).code == .sizeLimitExceeded)
+        #expect(try kitchen.decode(Data(few), hints: sinkHints)["inner"]?["values"]?.arrayValue?.count == 200)
+    }
+
     /// The scan stops at the limit (the millionth tag), before protobuf-c allocates anything.
     @Test func tenMillionUnpackedTagsStopAtTheContainerLimit() throws {
         let bytes = ProtobufTestSupport.repeated([0x60, 0x01], 10_000_000)  // unpacked_uint32 (field 12)
