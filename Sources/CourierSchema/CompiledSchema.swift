@@ -25,7 +25,7 @@
 ///
 /// | limit | default | counts |
 /// | --- | --- | --- |
-/// | ``Options/maximumSteps`` | 20,000,000 | keyword applications in one validation |
+/// | ``Options/maximumSteps`` | 20,000,000 | keyword applications in one validation (and backtracking pattern steps, 32 to one) |
 /// | ``Options/maximumSubschemaEvaluations`` | 5,000,000 | subschemas evaluated in one validation |
 /// | ``Options/maximumReferenceDepth`` | 512 | `$ref`/`$dynamicRef` followed in a row at one instance location |
 /// | ``Options/maximumDepth`` | 20,000 | nested subschema evaluations (and the thread's stack) |
@@ -69,7 +69,9 @@ public struct CompiledSchema: Sendable {
         /// in one validation. Default 20,000,000: a 100,000-item array of objects with twenty validated
         /// properties each needs a few million; with memoisation, hostile reference fan-out needs far
         /// fewer than that before it is answered. A keyword's own linear work (`uniqueItems` over an array,
-        /// `enum` over its list) counts once; a long `multipleOf` division counts its digit work / 256.
+        /// `enum` over its list) counts once; a long `multipleOf` division counts its digit work / 256; a
+        /// pattern with backreferences or lookaround counts its backtracking steps / 32 (each test also has a
+        /// budget of its own, which this bounds across the many strings of an instance).
         public var maximumSteps = 20_000_000
         /// The most subschema evaluations (a subschema applied to an instance location, memoised ones
         /// counted once) in one validation. Default 5,000,000.

@@ -47,19 +47,29 @@ struct PatternMatcher: Sendable {
     /// the pattern's matching budget runs out before an answer (only patterns with backreferences or
     /// lookaround have a budget).
     func test(_ text: String) throws(RegexBudgetExceeded) -> Bool {
+        var steps = 0
+        return try test(text, steps: &steps)
+    }
+
+    /// ``test(_:)``, adding the backtracking steps it took to `steps` (none for a pattern without backreferences
+    /// or lookaround).
+    func test(_ text: String, steps: inout Int) throws(RegexBudgetExceeded) -> Bool {
         var text = text
+        var taken = 0
         let result = text.withUTF8 { bytes -> Result<Bool, RegexBudgetExceeded> in
             if !program.needsBacktracking {
                 if let automaton = program.automaton, let found = automaton.search(bytes) { return .success(found) }
                 return .success(RegexPikeVM.search(program, in: bytes))
             }
             var matcher = RegexBacktracker(program, text: bytes, budget: stepBudget)
+            defer { taken = matcher.stepsTaken }
             do throws(RegexBudgetExceeded) {
                 return .success(try matcher.search())
             } catch {
                 return .failure(error)
             }
         }
+        steps += taken
         return try result.get()
     }
 

@@ -238,6 +238,9 @@ enum Formats {
         }
         var arabicIndic = false
         var extendedArabicIndic = false
+        // Whether the label has a Japanese character (for U+30FB), found once: a label of many middle dots
+        // would otherwise be scanned once per dot.
+        var japanese: Bool?
         for (k, scalar) in s.enumerated() {
             let v = scalar.value
             let previous = k > 0 ? s[k - 1] : nil
@@ -258,7 +261,8 @@ enum Formats {
                 guard let previous, isHebrew(previous.value) else { return false }
                 continue
             case 0x30FB:
-                guard s.contains(where: { isJapanese($0.value) }) else { return false }
+                if japanese == nil { japanese = s.contains(where: { isJapanese($0.value) }) }
+                guard japanese == true else { return false }
                 continue
             case 0x200D:
                 guard previous?.properties.canonicalCombiningClass == .virama else { return false }
@@ -297,7 +301,11 @@ enum Formats {
     private static let atextSpecials: Set<UInt8> = Set("!#$%&'*+-/=?^_`{|}~.".utf8)
 
     static func isEmail(_ text: String, international: Bool) -> Bool {
-        guard let at = text.lastIndex(of: "@") else { return false }
+        // The last "@" found going forward: `lastIndex(of:)` steps back one character at a time, and a step
+        // back over a run of regional indicators (flags) reads the whole run, which made it quadratic.
+        var last: String.Index?
+        for index in text.indices where text[index] == "@" { last = index }
+        guard let at = last else { return false }
         let local = text[..<at]
         let domain = text[text.index(after: at)...]
         guard !local.isEmpty, !domain.isEmpty else { return false }

@@ -1,7 +1,9 @@
 /// Runs a ``RegexProgram`` with backreferences or lookaround (which no automaton can run) by
 /// backtracking, in ECMA-262's order, with an explicit stack and a step budget.
 ///
-/// Every instruction executed is one step; when the steps run out the search throws
+/// Every instruction executed is one step, and a backreference also counts the bytes it compares (else
+/// `^(a+)\1$` would compare a whole capture per step and go quadratic within the budget); when the steps run
+/// out the search throws
 /// ``RegexBudgetExceeded`` instead of running for an exponential time. Captures follow ECMA-262:
 /// a quantified group's captures are cleared at each iteration, an iteration past the minimum that
 /// consumes nothing fails, a backreference to an unset group matches the empty string, a positive
@@ -29,6 +31,8 @@ struct RegexBacktracker {
     private let anchored: Bool
     private let budget: Int
     private var steps = 0
+    /// The steps taken so far (the validation counts them against its own limit).
+    var stepsTaken: Int { steps }
     private var captures: [Int]
     private var registers: [Int]
     private var stack: [Entry] = []
@@ -180,6 +184,7 @@ struct RegexBacktracker {
                     if from >= 0, from + length <= text.count {
                         var k = 0
                         while k < length, text[from + k] == text[start + k] { k += 1 }
+                        steps += k
                         ok = k == length
                     } else {
                         ok = false

@@ -341,15 +341,26 @@ struct SchemaEvaluator {
     }
 
     /// Tests `text` against a pattern; a pattern that runs out of its matching budget ends the
-    /// validation (nil).
+    /// validation (nil). Backtracking steps also count against ``CompiledSchema/Options/maximumSteps``, one
+    /// keyword application per ``backtrackingStepsPerStep``: each test has its own budget, and without this
+    /// an instance of many strings could spend it again and again.
     private mutating func test(_ matcher: PatternMatcher, _ source: String, _ text: String) -> Bool? {
+        var taken = 0
         do {
-            return try matcher.test(text)
+            let matched = try matcher.test(text, steps: &taken)
+            guard taken < Self.backtrackingStepsPerStep || spend(taken / Self.backtrackingStepsPerStep) else {
+                return nil
+            }
+            return matched
         } catch {
             giveUp("the pattern \(source) ran out of its matching budget: \(error.reason)")
             return nil
         }
     }
+
+    /// Backtracking steps per keyword application counted against ``CompiledSchema/Options/maximumSteps``:
+    /// a step is a few nanoseconds, a keyword application a hundred or so.
+    static let backtrackingStepsPerStep = 32
 
     private func dynamicTarget(_ fallback: Int, anchor: String?) -> Int {
         guard let anchor else { return fallback }

@@ -86,4 +86,32 @@ import Testing
         let unbalanced = String(repeating: "(", count: depth)
         #expect(!formats.isValid(.string(unbalanced)))
     }
+
+    /// Format checks on strings built to make the standard library's character steps or a per-character
+    /// rescan quadratic: two megabytes of flags (regional indicators: a step back over a run of them reads the
+    /// whole run) for `email`, and of katakana middle dots (each once checked the whole label for a Japanese
+    /// character) for `idn-hostname` and `idn-email`. Quadratic, each took many minutes; the suite's limit is
+    /// the clock.
+    @Test func formatChecksStayLinearOnHostileStrings() throws {
+        let flags = String(repeating: "\u{1F1E6}", count: 500_000)
+        let dots = String(repeating: "\u{30FB}", count: 700_000) + "\u{3042}"
+        let cases: [(format: String, text: String, valid: Bool)] = [
+            ("email", flags, false),
+            ("email", "a@" + flags, false),
+            ("email", flags + "@example.com", false),
+            ("idn-email", "a@" + flags, false),
+            ("idn-hostname", dots, false),  // a label of 2 MB is far over 63 bytes
+            ("idn-email", "a@" + dots, false),
+            // The answers on ordinary strings are unchanged.
+            ("email", "first.last@example.com", true),
+            ("email", "a@b@example.com", false),
+            ("idn-email", "\u{5B9E}\u{4F8B}@\u{6D4B}\u{8BD5}.example", true),
+            ("idn-hostname", "\u{30FB}\u{3042}", true),
+            ("idn-hostname", "\u{30FB}a", false),
+        ]
+        for (format, text, valid) in cases {
+            let schema = try compile(["format": .string(format)])
+            #expect(schema.isValid(.string(text)) == valid, "\(format) on \(text.prefix(20))…")
+        }
+    }
 }

@@ -372,6 +372,29 @@ import Testing
         #expect(last.message.contains("validation gave up here"))
     }
 
+    /// A backreference compares a whole capture: each byte compared counts as a step, so `^(a+)\1$` on a long
+    /// run of `a` runs out of its budget instead of going quadratic within it (120 KB used to take a second).
+    @Test func backreferenceComparisonsCountAgainstTheBudget() throws {
+        let schema = try Self.compile(json: #"{"pattern": "^(a+)\\1$"}"#)
+        #expect(schema.isValid("aaaa"))
+        #expect(!schema.isValid("aaab"))
+        let long = Value.string(String(repeating: "a", count: 20_000) + "b")
+        Self.expectGivesUp(schema, long, naming: "matching budget")
+    }
+
+    /// Each test has a budget of its own; across an instance the steps also count against `maximumSteps`, so
+    /// many strings cannot spend a budget each (ten strings of 120 KB took 10 s).
+    @Test func backtrackingStepsAddUpAcrossTheInstance() throws {
+        var options = CompiledSchema.Options()
+        options.maximumSteps = 100_000
+        let schema = try Self.compile(json: #"{"items": {"pattern": "^(a+)\\1$"}}"#, options: options)
+        // Each string is well within the budget of one test (about 2,000 steps for 60 bytes): a few pass.
+        let string = Value.string(String(repeating: "a", count: 60))
+        #expect(schema.isValid(.array(Array(repeating: string, count: 10))))
+        // 10,000 of them add up past maximumSteps (a step per 32 backtracking steps).
+        Self.expectGivesUp(schema, .array(Array(repeating: string, count: 10_000)), naming: "maximumSteps")
+    }
+
     @Test func invalidBeforeGivingUpStillGivesUp() throws {
         var options = CompiledSchema.Options()
         options.maximumSteps = 1_000

@@ -144,4 +144,20 @@ import Testing
         let value: Value = ["byYear": ["2024": 5]]
         #expect(value[lenientPath: PathComponent.parse("byYear.2024")] == 5)
     }
+
+    /// A path of many index groups reads in one pass (each group used to be inserted at the front), and a
+    /// missing path that long is reported after one walk (each prefix used to be looked up from the root).
+    @Test func longPathsParseAndFailInLinearTime() throws {
+        let groups = 200_000
+        let path = PathComponent.parse("a" + (0..<groups).map { "[\($0 % 7)]" }.joined())
+        #expect(path.count == groups + 1)
+        #expect(path.first == "a")
+        #expect(Array(path.dropFirst().prefix(8)) == [0, 1, 2, 3, 4, 5, 6, 0])
+        #expect(path.last == .index((groups - 1) % 7))
+        let body: Value = ["a": [[[1]]]]
+        let error = #expect(throws: CourierError.self) { try ValueDecoder().decode(Int.self, from: body, at: path) }
+        #expect(error?.code == .missingValue)
+        #expect(error?.detail?.contains(": a[0] is array") == true, "\(error?.detail ?? "")")
+        #expect(error?.context.codingPath.count == groups + 1)
+    }
 }

@@ -228,12 +228,12 @@ public enum PathComponent: Sendable, Hashable, CustomStringConvertible, Expressi
         var path: [PathComponent] = []
         for segment in dotted.split(separator: ".") {
             var rest = Substring(segment)
-            // Trailing `[n]` groups are indices; what precedes the first is the key.
+            // Trailing `[n]` groups are indices (read last to first); what precedes the first is the key.
             var indices: [Int] = []
             while rest.hasSuffix("]"), let open = rest.lastIndex(of: "["),
                   let index = Int(rest[rest.index(after: open)..<rest.index(before: rest.endIndex)]), index >= 0
             {
-                indices.insert(index, at: 0)
+                indices.append(index)
                 rest = rest[..<open]
             }
             if !rest.isEmpty {
@@ -243,7 +243,7 @@ public enum PathComponent: Sendable, Hashable, CustomStringConvertible, Expressi
                     path.append(.key(String(rest)))
                 }
             }
-            path += indices.map(PathComponent.index)
+            path += indices.reversed().map(PathComponent.index)
         }
         return path
     }

@@ -60,10 +60,13 @@ extension ValueDecoder {
     /// ```
     public func decode<T: Decodable>(_ type: T.Type, from value: Value, at path: [PathComponent]) throws -> T {
         guard let nested = value[lenientPath: path] else {
-            // The longest prefix that exists, to say where the path stopped.
+            // The longest prefix that exists, to say where the path stopped (walked once, component by component).
             var found = 0
-            while found < path.count, value[lenientPath: Array(path[...found])] != nil { found += 1 }
-            let parent = found == 0 ? value : value[lenientPath: Array(path[..<found])] ?? .null
+            var parent = value
+            while found < path.count, let next = parent[lenientPath: [path[found]]] {
+                parent = next
+                found += 1
+            }
             var error = CourierError(.missingValue, detail: "the response has nothing at \(PathComponent.render(path)): "
                 + (found == 0 ? "the body" : PathComponent.render(Array(path[..<found]))) + " is \(parent.kindName)"
                 + (parent.objectValue.map { object in
