@@ -25,7 +25,7 @@
 ///
 /// | limit | default | counts |
 /// | --- | --- | --- |
-/// | ``Options/maximumSteps`` | 20,000,000 | keyword applications in one validation (and backtracking pattern steps, 32 to one) |
+/// | ``Options/maximumSteps`` | 20,000,000 | keyword applications in one validation (and pattern matching steps, 32 to one) |
 /// | ``Options/maximumSubschemaEvaluations`` | 5,000,000 | subschemas evaluated in one validation |
 /// | ``Options/maximumReferenceDepth`` | 512 | `$ref`/`$dynamicRef` followed in a row at one instance location |
 /// | ``Options/maximumDepth`` | 20,000 | nested subschema evaluations (and the thread's stack) |
@@ -70,8 +70,9 @@ public struct CompiledSchema: Sendable {
         /// properties each needs a few million; with memoisation, hostile reference fan-out needs far
         /// fewer than that before it is answered. A keyword's own linear work (`uniqueItems` over an array,
         /// `enum` over its list) counts once; a long `multipleOf` division counts its digit work / 256; a
-        /// pattern with backreferences or lookaround counts its backtracking steps / 32 (each test also has a
-        /// budget of its own, which this bounds across the many strings of an instance).
+        /// pattern counts its matching steps / 32 when its automaton cannot answer (backtracking steps, each
+        /// test also having a budget of its own, or threads of the Pike VM), so a large pattern over many or
+        /// long strings gives up rather than run for minutes.
         public var maximumSteps = 20_000_000
         /// The most subschema evaluations (a subschema applied to an instance location, memoised ones
         /// counted once) in one validation. Default 5,000,000.

@@ -51,15 +51,15 @@ struct PatternMatcher: Sendable {
         return try test(text, steps: &steps)
     }
 
-    /// ``test(_:)``, adding the backtracking steps it took to `steps` (none for a pattern without backreferences
-    /// or lookaround).
+    /// ``test(_:)``, adding the work it did to `steps`: the backtracking steps, or the threads the Pike VM
+    /// stepped (none when the automaton answered, which reads each byte once).
     func test(_ text: String, steps: inout Int) throws(RegexBudgetExceeded) -> Bool {
         var text = text
         var taken = 0
         let result = text.withUTF8 { bytes -> Result<Bool, RegexBudgetExceeded> in
             if !program.needsBacktracking {
                 if let automaton = program.automaton, let found = automaton.search(bytes) { return .success(found) }
-                return .success(RegexPikeVM.search(program, in: bytes))
+                return .success(RegexPikeVM.search(program, in: bytes, work: &taken))
             }
             var matcher = RegexBacktracker(program, text: bytes, budget: stepBudget)
             defer { taken = matcher.stepsTaken }

@@ -10,8 +10,16 @@
 enum RegexPikeVM {
     /// Whether `program` matches anywhere in `text` (UTF-8).
     static func search(_ program: RegexProgram, in text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var work = 0
+        return search(program, in: text, work: &work)
+    }
+
+    /// Whether `program` matches anywhere in `text` (UTF-8), adding the work it did to `work`: the threads it
+    /// stepped, or the instructions a straight-line program walked (a validation counts them against its own
+    /// limit: a large program over a long text is linear, but with a large constant).
+    static func search(_ program: RegexProgram, in text: UnsafeBufferPointer<UInt8>, work: inout Int) -> Bool {
         let size = program.instructions.count
-        if program.isStraightLine { return searchStraightLine(program, in: text) }
+        if program.isStraightLine { return searchStraightLine(program, in: text, work: &work) }
         return program.instructions.withUnsafeBufferPointer { instructions in
             program.classes.withUnsafeBufferPointer { classes in
                 withUnsafeTemporaryAllocation(of: Int.self, capacity: 5 * size + 2) { memory in
@@ -21,6 +29,7 @@ enum RegexPikeVM {
                         instructions: instructions, classes: classes, text: text, anchored: program.anchoredStart,
                         visited: base, current: base + size, next: base + 2 * size, stack: base + 3 * size)
                     vm.startFilter = program.startFilter
+                    defer { work += vm.work }
                     return vm.run()
                 }
             }
@@ -29,7 +38,9 @@ enum RegexPikeVM {
 
     /// The search for a program without choices (no split or jump, as `^[0-9]{5}$`): from each start a
     /// single thread walks the instructions, with no lists to keep.
-    private static func searchStraightLine(_ program: RegexProgram, in text: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func searchStraightLine(
+        _ program: RegexProgram, in text: UnsafeBufferPointer<UInt8>, work: inout Int
+    ) -> Bool {
         program.instructions.withUnsafeBufferPointer { instructions in
             program.classes.withUnsafeBufferPointer { classes in
                 let machine = Machine(
@@ -42,7 +53,7 @@ enum RegexPikeVM {
                             start += machine.decode(start).length
                         }
                     }
-                    if machine.walk(from: start) { return true }
+                    if machine.walk(from: start, steps: &work) { return true }
                     if program.anchoredStart || start >= text.count { return false }
                     start += machine.decode(start).length
                 }
@@ -67,6 +78,8 @@ enum RegexPikeVM {
         var currentCount = 0
         var nextCount = 0
         var generation = 1
+        /// The threads stepped so far.
+        var work = 0
         /// The first scalars of any match, when known: with no thread in flight, the search jumps to the
         /// next position holding one of them.
         var startFilter: RegexStartFilter?
@@ -141,10 +154,11 @@ enum RegexPikeVM {
         }
 
         /// Whether a straight-line program (no split or jump) matches starting at `start`.
-        func walk(from start: Int) -> Bool {
+        func walk(from start: Int, steps: inout Int) -> Bool {
             var position = start
             var pc = 0
             while true {
+                steps += 1
                 let instruction = instructions[pc]
                 switch instruction.op {
                 case .char, .set:
@@ -206,6 +220,7 @@ enum RegexPikeVM {
                 let (nextScalar, nextLength) = decode(nextPosition)
                 generation += 1
                 nextCount = 0
+                work &+= currentCount + 1
                 for k in 0..<currentCount {
                     let pc = current[k]
                     let instruction = instructions[pc]

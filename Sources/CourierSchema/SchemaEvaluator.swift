@@ -341,9 +341,11 @@ struct SchemaEvaluator {
     }
 
     /// Tests `text` against a pattern; a pattern that runs out of its matching budget ends the
-    /// validation (nil). Backtracking steps also count against ``CompiledSchema/Options/maximumSteps``, one
-    /// keyword application per ``backtrackingStepsPerStep``: each test has its own budget, and without this
-    /// an instance of many strings could spend it again and again.
+    /// validation (nil). The matcher's work (backtracking steps, or threads the Pike VM stepped) also counts
+    /// against ``CompiledSchema/Options/maximumSteps``, one keyword application per
+    /// ``backtrackingStepsPerStep``: a backtracking test has a budget of its own, which an instance of many
+    /// strings could spend again and again, and the Pike VM none (its work is linear, but a large pattern
+    /// makes each byte cost thousands of steps).
     private mutating func test(_ matcher: PatternMatcher, _ source: String, _ text: String) -> Bool? {
         var taken = 0
         do {
@@ -358,8 +360,8 @@ struct SchemaEvaluator {
         }
     }
 
-    /// Backtracking steps per keyword application counted against ``CompiledSchema/Options/maximumSteps``:
-    /// a step is a few nanoseconds, a keyword application a hundred or so.
+    /// Matcher steps per keyword application counted against ``CompiledSchema/Options/maximumSteps``: a step
+    /// is a few nanoseconds, a keyword application a hundred or so.
     static let backtrackingStepsPerStep = 32
 
     private func dynamicTarget(_ fallback: Int, anchor: String?) -> Int {

@@ -395,6 +395,17 @@ import Testing
         Self.expectGivesUp(schema, .array(Array(repeating: string, count: 10_000)), naming: "maximumSteps")
     }
 
+    /// A large pattern that no automaton can run within its size limit goes to the Pike VM, whose work is linear
+    /// but, for `(a{1,100}){1,100}b`, thousands of steps per byte (100 KB took 10 s): it counts too.
+    @Test func pikeVMWorkCountsAgainstTheSteps() throws {
+        var options = CompiledSchema.Options()
+        options.maximumSteps = 100_000
+        let schema = try Self.compile(json: #"{"pattern": "(a{1,100}){1,100}b"}"#, options: options)
+        #expect(schema.isValid("aab"))
+        #expect(!schema.isValid("aa"))
+        Self.expectGivesUp(schema, .string(String(repeating: "a", count: 3_000)), naming: "maximumSteps")
+    }
+
     @Test func invalidBeforeGivingUpStillGivesUp() throws {
         var options = CompiledSchema.Options()
         options.maximumSteps = 1_000
