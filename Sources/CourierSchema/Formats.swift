@@ -301,11 +301,19 @@ enum Formats {
     private static let atextSpecials: Set<UInt8> = Set("!#$%&'*+-/=?^_`{|}~.".utf8)
 
     static func isEmail(_ text: String, international: Bool) -> Bool {
-        // The last "@" found going forward: `lastIndex(of:)` steps back one character at a time, and a step
-        // back over a run of regional indicators (flags) reads the whole run, which made it quadratic.
-        var last: String.Index?
-        for index in text.indices where text[index] == "@" { last = index }
-        guard let at = last else { return false }
+        // The last "@": in ASCII text each byte is a character, found from the end; otherwise going forward.
+        // (`lastIndex(of:)` steps back one character at a time, and a step back over a run of regional
+        // indicators, flags, reads the whole run: quadratic.)
+        let at: String.Index
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            guard let found = text.utf8.lastIndex(of: UInt8(ascii: "@")) else { return false }
+            at = found
+        } else {
+            var last: String.Index?
+            for index in text.indices where text[index] == "@" { last = index }
+            guard let found = last else { return false }
+            at = found
+        }
         let local = text[..<at]
         let domain = text[text.index(after: at)...]
         guard !local.isEmpty, !domain.isEmpty else { return false }
