@@ -161,7 +161,7 @@ struct ProtobufRawScanner {
     mutating func count(at offset: Int) -> Bool {
         total += 1
         if total > maxTotal {
-            return stop(ProtobufRawFailure(reason: .tooManyValues, offset: offset, first: Self.limit(maxTotal))) >= 0
+            return refuse(ProtobufRawFailure(reason: .tooManyValues, offset: offset, first: Self.limit(maxTotal)))
         }
         return true
     }
@@ -171,6 +171,13 @@ struct ProtobufRawScanner {
     private mutating func stop(_ reason: ProtobufRawFailure) -> Int {
         failure = reason
         return -1
+    }
+
+    /// Records why the scan stops; returns false (the sentinel of the functions that answer whether they read).
+    @inline(never)
+    private mutating func refuse(_ reason: ProtobufRawFailure) -> Bool {
+        failure = reason
+        return false
     }
 
     /// Reads the varint at `offset` in `base` (of at most `maxBytes` bytes, before `end`); nil, with the reason
@@ -337,17 +344,16 @@ struct ProtobufRawScanner {
         let base = base
         guard let length = Self.varint(base, &offset, end, maxBytes: 5, failure: &failure) else { return false }
         guard length <= UInt64(end - offset) else {
-            return stop(
+            return refuse(
                 ProtobufRawFailure(
-                    reason: .lengthBeyondEnd, offset: lengthOffset, first: length, second: UInt64(end - offset))) >= 0
+                    reason: .lengthBeyondEnd, offset: lengthOffset, first: length, second: UInt64(end - offset)))
         }
         let payload = offset..<(offset + Int(length))
         offset = payload.upperBound
         if payload.count > maxString {
-            return stop(
+            return refuse(
                 ProtobufRawFailure(
                     reason: .tooLong, offset: keyOffset, first: UInt64(payload.count), second: Self.limit(maxString)))
-                >= 0
         }
         let index = count
         append(ProtobufRawEntry(value: UInt64(lengthOffset), number: number, kind: .lengthDelimited))
