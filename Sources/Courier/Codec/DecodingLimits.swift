@@ -77,7 +77,10 @@ public struct DecodingLimits: Hashable, Sendable {
     /// URIs, processing-instruction targets and the names its document type declares, each counted once.
     /// libxml2 (2.9) keeps every name it reads in a dictionary whose table stops growing at 16,384 chains; past
     /// some 50,000 names each lookup walks a longer chain, and a document of distinct names turns quadratic (a
-    /// million distinct empty elements, 10 MB, took 17 s). Default 50,000.
+    /// million distinct empty elements, 10 MB, took 17 s). The count is of names this document adds to the
+    /// dictionary: on a kept parser (Courier keeps a few, each holding at most 4,096 names) names an earlier
+    /// document left there are not counted again, so a document can read up to that many names past the limit
+    /// before it stops. Default 50,000.
     public var maximumDistinctNames = 50_000
 
     /// The protobuf codec's default ``maximumDepth``: 100.

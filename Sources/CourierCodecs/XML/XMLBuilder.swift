@@ -560,7 +560,12 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     /// near the input's end (`GROW`/`SHRINK`, as it does for a push parser's buffer). The bytes it reads
     /// and the events it delivers are the same: a memory input has nothing to refill, and one that an
     /// encoder converts keeps them, as it converts on refill.
+    ///
+    /// Also takes the dictionary's size again as this document's baseline for ``checkDistinctNames()``: by now
+    /// libxml2 has interned the names it adds to every parse ("xml", "xmlns" and the XML namespace), which a
+    /// new context's dictionary does not hold yet and a kept one does.
     mutating func startDocument() {
+        if let dictionary = context?.pointee.dict { namesBefore = Int(xmlDictSize(dictionary)) }
         guard marksWholeInput, let context, context.pointee.inputNr == 1, let input = context.pointee.input,
             let buffer = input.pointee.buf, buffer.pointee.encoder == nil, buffer.pointee.raw == nil
         else { return }
