@@ -39,6 +39,7 @@ final class JSONTypedContext {
         reused.hintName = index + 1
         reused.misses = 0
         reused.members = nil
+        reused.bridgeNode = nil
         return reused
     }
 
@@ -75,6 +76,18 @@ final class JSONTypedContext {
             return (try? parser.parse()) ?? .null
         }
     }
+
+    /// The token at `index` as a `Value` for a scalar read that failed its fast path: a scalar in full, a
+    /// container empty. No scalar read accepts a container, and its error names only the kind, so the
+    /// container is not parsed again (a model that tries a scalar first at every level of a deep document
+    /// would otherwise parse each subtree again per try).
+    func scalarOrKind(_ index: Int) -> Value {
+        switch tape[index].kind {
+        case .object: return .object(Value.Object())
+        case .array: return .array([])
+        default: return materialize(index)
+        }
+    }
 }
 
 /// The `Decoder` for one node of the tape. Nested decoders link to their parent, which is also the path.
@@ -91,6 +104,10 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
     /// This object's members by name, once lookups out of order have missed often enough: each member's
     /// ordinal and the tape index of its name.
     @exclusivity(unchecked) var members: [String: (member: Int, name: Int)]?
+    /// The ``ValueDecoding`` (holding `.null`) that spells this decoder's path, linked to its parent's: built
+    /// once per use of this decoder, so a read that falls back to ``ValueDecoding`` adds one node, not the
+    /// whole path.
+    @exclusivity(unchecked) var bridgeNode: ValueDecoding?
 
     init(context: JSONTypedContext, index: Int, parent: JSONTypedDecoding?, component: PathComponent?) {
         self.context = context
@@ -118,28 +135,28 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
 
     /// A ``ValueDecoding`` standing where this decoder stands (same path), holding `value`.
     func valueDecoding(_ value: Value) -> ValueDecoding {
-        let components = path
-        var node = ValueDecoding(
-            value: components.isEmpty ? value : .null, parent: nil, component: nil, options: context.options)
-        for (i, c) in components.enumerated() {
-            node = ValueDecoding(
-                value: i == components.count - 1 ? value : .null, parent: node, component: c, options: context.options)
-        }
-        return node
+        if case .null = value { return bridge() }
+        return ValueDecoding(value: value, parent: parent?.bridge(), component: component, options: context.options)
     }
 
-    /// This node's own `Value` decoder (for errors and rare types).
-    func valueDecoding() -> ValueDecoding { valueDecoding(context.materialize(index)) }
+    /// ``bridgeNode``, built on first use.
+    func bridge() -> ValueDecoding {
+        if let bridgeNode { return bridgeNode }
+        let node = ValueDecoding(value: .null, parent: parent?.bridge(), component: component, options: context.options)
+        bridgeNode = node
+        return node
+    }
 
     // MARK: Containers
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard kind == .object else { return try valueDecoding().container(keyedBy: type) }
+        // Not an object: the Value path's error (a keyed container of anything else fails).
+        guard kind == .object else { return try valueDecoding(context.scalarOrKind(index)).container(keyedBy: type) }
         return KeyedDecodingContainer(JSONKeyedContainer<Key>(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard kind == .array else { return try valueDecoding().unkeyedContainer() }
+        guard kind == .array else { return try valueDecoding(context.scalarOrKind(index)).unkeyedContainer() }
         return JSONUnkeyedContainer(decoder: self)
     }
 
@@ -152,14 +169,14 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
         switch context.tape[i].kind {
         case .true: return true
         case .false: return false
-        default: return try valueDecoding(.null).unwrapBool(context.materialize(i), extra())
+        default: return try valueDecoding(.null).unwrapBool(context.scalarOrKind(i), extra())
         }
     }
 
     @inline(__always)
     func string(_ i: Int, _ extra: @autoclosure () -> PathComponent?) throws -> String {
         guard context.tape[i].kind == .string else {
-            return try valueDecoding(.null).unwrapString(context.materialize(i), extra())
+            return try valueDecoding(.null).unwrapString(context.scalarOrKind(i), extra())
         }
         return context.string(i)
     }
@@ -169,7 +186,7 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
         if context.tape[i].kind == .number, case .int(let v) = context.number(i), let result = T(exactly: v) {
             return result
         }
-        return try valueDecoding(.null).unwrapInteger(context.materialize(i), as: T.self, extra())
+        return try valueDecoding(.null).unwrapInteger(context.scalarOrKind(i), as: T.self, extra())
     }
 
     @inline(__always)
@@ -181,11 +198,11 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
             default: break
             }
         }
-        return try valueDecoding(.null).unwrapDouble(context.materialize(i), extra())
+        return try valueDecoding(.null).unwrapDouble(context.scalarOrKind(i), extra())
     }
 
     func float(_ i: Int, _ extra: @autoclosure () -> PathComponent?) throws -> Float {
-        try valueDecoding(.null).unwrapFloat(context.materialize(i), extra())
+        try valueDecoding(.null).unwrapFloat(context.scalarOrKind(i), extra())
     }
 
     /// Decodes `T` from the token at `i`, found at `component` below this decoder.
@@ -201,6 +218,9 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
         if T.self == [Int].self, let fast = scalars(i, { intValue($0) }) {
             return unsafeBitCast(fast, to: T.self)
         }
+        if T.self == [Double].self, let fast = scalars(i, { doubleValue($0) }) {
+            return unsafeBitCast(fast, to: T.self)
+        }
         guard component != nil else { return try T(from: self) }
         var nested = context.child(index: i, parent: self, component: component)
         let result = try T(from: nested)
@@ -212,6 +232,17 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
     private func intValue(_ i: Int) -> Int? {
         guard context.tape[i].kind == .number, case .int(let v) = context.number(i) else { return nil }
         return Int(exactly: v)
+    }
+
+    /// The number at `i` as ``double(_:_:)`` reads it without falling back, or `nil`.
+    @inline(__always)
+    private func doubleValue(_ i: Int) -> Double? {
+        guard context.tape[i].kind == .number else { return nil }
+        switch context.number(i) {
+        case .double(let d): return d
+        case .int(let v): return Double(v)
+        default: return nil
+        }
     }
 
     /// The elements of the array at `i` converted by `convert`, or `nil` when any does not convert.
