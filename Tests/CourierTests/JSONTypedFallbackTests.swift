@@ -125,6 +125,47 @@ import Testing
         #expect(typed.message == pivot.message)
     }
 
+    /// A model that records the failures of its tries, as they reach it.
+    struct Recorder: Decodable {
+        var failures: [CourierError] = []
+
+        init(from decoder: any Decoder) throws {
+            let single = try decoder.singleValueContainer()
+            for attempt in [{ _ = try single.decode(Bool.self) }, { _ = try single.decode(Int8.self) }] {
+                do {
+                    try attempt()
+                } catch let error as CourierError {
+                    failures.append(error)
+                }
+            }
+        }
+    }
+
+    /// A failed try's error spells out its path and detail only when they are read (a model trying one type
+    /// after another at every level of a deep value used to pay for the whole path per try, on both paths);
+    /// read, they are what they always were, and an error that leaves a decode holds nothing of it.
+    @Test(arguments: [false, true])
+    func failedTriesAreSpelledOutWhenRead(typed: Bool) throws {
+        let data = Data(#"{"a":[[1000]]}"#.utf8)
+        let decoded = try typed ? Self.typed([String: [[Recorder]]].self, data) : Self.pivot([String: [[Recorder]]].self, data)
+        let failures = try #require(decoded["a"]?.first?.first?.failures)
+        #expect(failures.count == 2)
+        #expect(failures.allSatisfy { $0.isDeferred })
+        #expect(failures.map(\.code) == [.typeMismatch, .valueOutOfRange])
+        #expect(failures[0].context.codingPath == [.key("a"), .index(0), .index(0)])
+        #expect(failures[0].detail == "Expected a boolean at a[0][0], found integer.")
+        #expect(failures[1].detail == "1000 does not fit Int8 at a[0][0].")
+        #expect(failures[1].resolved().detail == failures[1].detail)
+        #expect(!failures[1].resolved().isDeferred)
+        #expect(failures[1].resolved().context == failures[1].context)
+
+        let escaped = try #require(Self.failure {
+            _ = try typed ? Self.typed([String: [[Int8]]].self, data) : Self.pivot([String: [[Int8]]].self, data)
+        })
+        #expect(!escaped.isDeferred)
+        #expect(escaped.detail == "1000 does not fit Int8 at a[0][0].")
+    }
+
     /// A model that tries scalars before containers, at every level of a deep document, decodes as the Value
     /// path does; and a container read of the wrong kind fails with the Value path's error.
     @Test func scalarTriesOnContainersDecodeAsTheValuePathDoes() throws {

@@ -53,7 +53,16 @@ public struct CourierError: Error, Sendable {
     public var code: Code
     /// A detail for people, added to the code's message ("no codec is registered for xml").
     /// Never holds secrets, keys or decrypted plaintext.
-    public var detail: String?
+    public var detail: String? {
+        get { deferred?.detail ?? storedDetail }
+        set {
+            storedDetail = newValue
+            deferred = nil
+        }
+    }
+    private var storedDetail: String?
+    /// A decoding failure whose detail and coding path are spelled out when read.
+    private var deferred: DeferredDecodingFailure?
     /// Where it happened: module, endpoint, request id, status, coding path, line and column.
     public var context: Context
     /// The error that caused this one (a URL error, a codec's own error).
@@ -69,11 +78,31 @@ public struct CourierError: Error, Sendable {
         _ code: Code, detail: String? = nil, context: Context = Context(), underlying: (any Error)? = nil
     ) {
         self.code = code
-        self.detail = detail
+        self.storedDetail = detail
         self.context = context
         self.underlying = underlying
         self.details = Details()
         self.response = nil
+    }
+
+    /// A decoding failure whose detail and coding path (``Context/codingPath``) `failure` spells out when
+    /// they are read.
+    init(_ code: Code, deferred failure: DeferredDecodingFailure) {
+        self.init(code)
+        deferred = failure
+        context.deferredPath = failure
+    }
+
+    /// Whether the detail or the coding path is still to be spelled out (for tests).
+    var isDeferred: Bool { deferred != nil || context.deferredPath != nil }
+
+    /// This error with its detail and coding path spelled out, holding nothing of the decode that threw it.
+    func resolved() -> CourierError {
+        guard isDeferred else { return self }
+        var copy = self
+        copy.detail = detail
+        copy.context.codingPath = context.codingPath
+        return copy
     }
 
     /// The category of ``code``.
@@ -164,7 +193,16 @@ extension CourierError {
         /// The pipeline stage that failed (interceptor name, "transport", "codec").
         public var stage: String?
         /// The path inside the value (`data.users[3].age`).
-        public var codingPath: [PathComponent]
+        public var codingPath: [PathComponent] {
+            get { deferredPath?.path ?? storedPath }
+            set {
+                storedPath = newValue
+                deferredPath = nil
+            }
+        }
+        private var storedPath: [PathComponent]
+        /// The decoding failure that spells out ``codingPath`` when it is read.
+        fileprivate var deferredPath: DeferredDecodingFailure?
         /// 1-based line in the input, for syntax errors.
         public var line: Int?
         /// 1-based column (in bytes) in the input, for syntax errors.
@@ -184,10 +222,29 @@ extension CourierError {
             self.request = request
             self.status = status
             self.stage = stage
-            self.codingPath = codingPath
+            self.storedPath = codingPath
             self.line = line
             self.column = column
             self.offset = offset
+        }
+
+        public static func == (a: Context, b: Context) -> Bool {
+            a.module == b.module && a.endpoint == b.endpoint && a.callID == b.callID && a.request == b.request
+                && a.status == b.status && a.stage == b.stage && a.line == b.line && a.column == b.column
+                && a.offset == b.offset && a.codingPath == b.codingPath
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(module)
+            hasher.combine(endpoint)
+            hasher.combine(callID)
+            hasher.combine(request)
+            hasher.combine(status)
+            hasher.combine(stage)
+            hasher.combine(codingPath)
+            hasher.combine(line)
+            hasher.combine(column)
+            hasher.combine(offset)
         }
 
         mutating func fill(from other: Context) {

@@ -41,7 +41,7 @@ public struct ValueDecoder: Sendable {
         do {
             return try decoder.unwrap(value, as: T.self, component: nil)
         } catch let error as CourierError {
-            throw error
+            throw error.resolved()
         } catch let error as DecodingError {
             throw CourierError(decodingError: error)
         } catch {
@@ -218,27 +218,21 @@ final class ValueDecoding: Decoder, SingleValueDecodingContainer {
         return p
     }
 
+    // The path and the detail are spelled out when read: a model that tries one type after another at every
+    // level of a deep value throws most failures away unread, and spelling each at once took time in the depth.
+
     func mismatch(_ expected: String, _ found: Value, _ extra: PathComponent?) -> CourierError {
-        let path = fullPath(extra)
-        let at = path.isEmpty ? "" : " at \(PathComponent.render(path))"
-        return CourierError(
-            .typeMismatch, detail: "Expected \(expected)\(at), found \(found.kindName).",
-            context: .init(codingPath: path))
+        CourierError(
+            .typeMismatch, deferred: DeferredDecodingFailure(self, extra, .mismatch(expected, found: found.kindName)))
     }
 
     func outOfRange(_ type: Any.Type, _ found: Value, _ extra: PathComponent?) -> CourierError {
-        let path = fullPath(extra)
-        let at = path.isEmpty ? "" : " at \(PathComponent.render(path))"
-        return CourierError(
-            .valueOutOfRange, detail: "\(Self.describe(found)) does not fit \(type)\(at).",
-            context: .init(codingPath: path))
+        CourierError(
+            .valueOutOfRange, deferred: DeferredDecodingFailure(self, extra, .outOfRange(Self.describe(found), type)))
     }
 
     func missing(_ what: String, _ extra: PathComponent?) -> CourierError {
-        let path = fullPath(extra)
-        return CourierError(
-            .missingValue, detail: "\(what) is missing at \(PathComponent.render(path)).",
-            context: .init(codingPath: path))
+        CourierError(.missingValue, deferred: DeferredDecodingFailure(self, extra, .missing(what)))
     }
 
     static func describe(_ value: Value) -> String {
@@ -681,6 +675,41 @@ extension Value {
         case .double(let d): return d
         case .int(let i): return Double(i)
         default: return nil
+        }
+    }
+}
+
+/// What a ``ValueDecoding`` failed at, spelled out when its error's detail or coding path is read.
+///
+/// `@unchecked Sendable`: the decoder is read only through its `parent` and `component`, constants that no
+/// thread changes. It holds the decoded value and its parents until the error is resolved
+/// (``CourierError/resolved()``), which the decode entry points do before an error leaves them.
+final class DeferredDecodingFailure: @unchecked Sendable {
+    enum Kind {
+        case mismatch(String, found: String)
+        case outOfRange(String, Any.Type)
+        case missing(String)
+    }
+
+    private let decoder: ValueDecoding
+    private let extra: PathComponent?
+    private let kind: Kind
+
+    init(_ decoder: ValueDecoding, _ extra: PathComponent?, _ kind: Kind) {
+        self.decoder = decoder
+        self.extra = extra
+        self.kind = kind
+    }
+
+    var path: [PathComponent] { decoder.fullPath(extra) }
+
+    var detail: String {
+        let path = path
+        let at = path.isEmpty ? "" : " at \(PathComponent.render(path))"
+        switch kind {
+        case .mismatch(let expected, let found): return "Expected \(expected)\(at), found \(found)."
+        case .outOfRange(let found, let type): return "\(found) does not fit \(type)\(at)."
+        case .missing(let what): return "\(what) is missing at \(PathComponent.render(path))."
         }
     }
 }

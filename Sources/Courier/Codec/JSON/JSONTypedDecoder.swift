@@ -685,7 +685,7 @@ extension JSONCodec {
             do {
                 return try root.unwrap(0, as: T.self, component: nil)
             } catch let error as CourierError {
-                throw error
+                throw error.resolved()
             } catch let error as DecodingError {
                 throw CourierError(decodingError: error)
             } catch {
