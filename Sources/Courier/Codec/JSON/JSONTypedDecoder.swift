@@ -191,13 +191,7 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
 
     @inline(__always)
     func double(_ i: Int, _ extra: @autoclosure () -> PathComponent?) throws -> Double {
-        if context.tape[i].kind == .number {
-            switch context.number(i) {
-            case .double(let d): return d
-            case .int(let v): return Double(v)
-            default: break
-            }
-        }
+        if let d = doubleValue(i) { return d }
         return try valueDecoding(.null).unwrapDouble(context.scalarOrKind(i), extra())
     }
 
@@ -234,7 +228,7 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
         return Int(exactly: v)
     }
 
-    /// The number at `i` as ``double(_:_:)`` reads it without falling back, or `nil`.
+    /// The number at `i` as a `Double` without falling back (an exact integer or a double), or `nil`.
     @inline(__always)
     private func doubleValue(_ i: Int) -> Double? {
         guard context.tape[i].kind == .number else { return nil }
