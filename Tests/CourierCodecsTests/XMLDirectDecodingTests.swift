@@ -192,6 +192,36 @@ struct TypedEnums: Codable, Equatable {
             == XMLCodec().decode(data, hints: hints))
     }
 
+    /// Lists of `Float` and of every fixed-width integer are read in one pass: the same models, and the same
+    /// errors at the same item, as the pivot.
+    @Test func listsOfEveryScalarWidthDecodeLikeThePivot() throws {
+        struct Lists: Codable, Equatable {
+            var ratio: [Float]
+            var small: [Int8]
+            var short: [Int16]
+            var word: [Int32]
+            var byte: [UInt8]
+            var count: [UInt]
+            var big: [UInt64]
+        }
+        func document(ratio: String = "1.5", byte: String = "255") -> Data {
+            Data("""
+                <lists><ratio>\(ratio)</ratio><ratio>-2</ratio><small>-128</small><small>127</small><short>300</short>\
+                <word>-70000</word><byte>0</byte><byte>\(byte)</byte><count>7</count><big>18446744073709551615</big>\
+                <big>1</big></lists>
+                """.utf8)
+        }
+        #expect(TypedXML.check(Lists.self, document()) == .model(Lists(
+            ratio: [1.5, -2], small: [-128, 127], short: [300], word: [-70000], byte: [0, 255], count: [7],
+            big: [.max, 1])))
+        for (ratio, byte) in [("1e39", "255"), ("1.5", "256"), ("1.5", "-1"), ("x", "1")] {
+            guard case .failure = TypedXML.check(Lists.self, document(ratio: ratio, byte: byte)) else {
+                Issue.record("\(ratio), \(byte) decoded")
+                continue
+            }
+        }
+    }
+
     @Test func generatedProfilesDecodeLikeThePivotInEveryLayout() throws {
         var options = ModelGenerator.Options().carried(by: [.xml])
         options.emptyStringsInArrays = true

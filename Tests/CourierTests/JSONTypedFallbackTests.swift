@@ -3,10 +3,10 @@ import Testing
 
 @testable import Courier
 
-/// The typed JSON decoder's fallbacks to ``ValueDecoding`` (a `Float`, `Date` or `Decimal`, a number that is
-/// not an exact `Int`, a read of the wrong type) cost one step each, whatever the depth: they used to rebuild
-/// a decoder per level of the path for every such read (200,000 floats 500 levels down: 10 s), and a scalar
-/// read tried on a container parsed the whole container again.
+/// The typed JSON decoder's fallbacks to ``ValueDecoding`` (a `Date` or `Decimal`, a number that is not an
+/// exact integer, a read of the wrong type; a `Float` too, before it had a direct read) cost one step each,
+/// whatever the depth: they used to rebuild a decoder per level of the path for every such read (200,000
+/// floats 500 levels down: 10 s), and a scalar read tried on a container parsed the whole container again.
 @Suite struct JSONTypedFallbackTests {
     /// A recursive model whose innermost level holds the values read through the fallback.
     final class Chain: Decodable, Equatable {

@@ -337,6 +337,11 @@ final class ValueDecoding: Decoder, SingleValueDecodingContainer {
         if T.self == [Bool].self, let fast = Self.scalars(value, { $0.boolValue }) {
             return unsafeBitCast(fast, to: T.self)
         }
+        // The other arrays of scalars (only a type the size of an array can be one). `Any`, not `T?`: an
+        // optional of an unspecialized `T` would look up its metadata on every call, whatever `T` is.
+        if MemoryLayout<T>.size == MemoryLayout<[Int]>.size, let fast = Self.scalarArray(value, as: T.self) {
+            return fast as! T
+        }
         if T.self == Value.self { return value as! T }
         if T.self == Date.self { return try unwrapDate(value, component) as! T }
         if T.self == Data.self { return try unwrapData(value, component) as! T }
@@ -344,6 +349,32 @@ final class ValueDecoding: Decoder, SingleValueDecodingContainer {
         if T.self == Decimal.self { return try unwrapDecimal(value, component) as! T }
         let nested = component == nil ? self : ValueDecoding(value: value, parent: self, component: component, options: options)
         return try T(from: nested)
+    }
+
+    /// The array `value` when `type` is an array of `Float` or of a fixed-width integer other than `Int` and
+    /// `Int64` and every element converts, or `nil` (then `Array.init(from:)` reads it, and names a failing
+    /// element).
+    @inline(never)
+    private static func scalarArray(_ value: Value, as type: Any.Type) -> Any? {
+        func integers<E: FixedWidthInteger>(_: E.Type) -> [E]? {
+            scalars(value) { $0.exactInt.flatMap { E(exactly: $0) } }
+        }
+        if type == [Float].self {
+            return scalars(value) { element -> Float? in
+                guard let d = element.plainDouble else { return nil }
+                let f = Float(d)
+                return f.isFinite || !d.isFinite ? f : nil
+            }
+        }
+        if type == [Int32].self { return integers(Int32.self) }
+        if type == [Int16].self { return integers(Int16.self) }
+        if type == [Int8].self { return integers(Int8.self) }
+        if type == [UInt].self { return integers(UInt.self) }
+        if type == [UInt64].self { return integers(UInt64.self) }
+        if type == [UInt32].self { return integers(UInt32.self) }
+        if type == [UInt16].self { return integers(UInt16.self) }
+        if type == [UInt8].self { return integers(UInt8.self) }
+        return nil
     }
 
     private static func scalars<E>(_ value: Value, _ convert: (Value) -> E?) -> [E]? {

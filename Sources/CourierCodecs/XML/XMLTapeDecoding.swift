@@ -67,6 +67,11 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
         if T.self == [Bool].self, let fast = scalars({ (v: Value) -> Bool? in v.boolValue }) {
             return unsafeBitCast(fast, to: T.self)
         }
+        // The other lists of scalars (only a type the size of an array can be one). `Any`, not `T?`: an
+        // optional of an unspecialized `T` would look up its metadata on every call, whatever `T` is.
+        if MemoryLayout<T>.size == MemoryLayout<[Int]>.size, let fast = scalarArray(as: T.self) {
+            return fast as! T
+        }
         if T.self == Value.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
             || T.self == Decimal.self
         {
@@ -78,6 +83,29 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
             return try list.decodeReserved(from: self) as! T
         }
         return try T(from: self)
+    }
+
+    /// This array node as a `type` that is a list of `Float` or of a fixed-width integer other than `Int` and
+    /// `Int64`, when every item converts; `nil` otherwise.
+    @inline(never)
+    private func scalarArray(as type: Any.Type) -> Any? {
+        func integers<E: FixedWidthInteger>(_: E.Type) -> [E]? { scalars({ (v: Value) -> E? in Self.exactInteger(v) }) }
+        if type == [Float].self {
+            return scalars { (v: Value) -> Float? in
+                guard let d = Self.plainDouble(v) else { return nil }
+                let f = Float(d)
+                return f.isFinite || !d.isFinite ? f : nil
+            }
+        }
+        if type == [Int32].self { return integers(Int32.self) }
+        if type == [Int16].self { return integers(Int16.self) }
+        if type == [Int8].self { return integers(Int8.self) }
+        if type == [UInt].self { return integers(UInt.self) }
+        if type == [UInt64].self { return integers(UInt64.self) }
+        if type == [UInt32].self { return integers(UInt32.self) }
+        if type == [UInt16].self { return integers(UInt16.self) }
+        if type == [UInt8].self { return integers(UInt8.self) }
+        return nil
     }
 
     /// The items of this array node converted by `convert`; `nil` when this is not an array or an item

@@ -183,9 +183,7 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
 
     @inline(__always)
     func integer<T: FixedWidthInteger>(_ i: Int, as type: T.Type, _ extra: @autoclosure () -> PathComponent?) throws -> T {
-        if context.tape[i].kind == .number, case .int(let v) = context.number(i), let result = T(exactly: v) {
-            return result
-        }
+        if let result = integerValue(i, as: T.self) { return result }
         return try valueDecoding(.null).unwrapInteger(context.scalarOrKind(i), as: T.self, extra())
     }
 
@@ -195,8 +193,10 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
         return try valueDecoding(.null).unwrapDouble(context.scalarOrKind(i), extra())
     }
 
+    @inline(__always)
     func float(_ i: Int, _ extra: @autoclosure () -> PathComponent?) throws -> Float {
-        try valueDecoding(.null).unwrapFloat(context.scalarOrKind(i), extra())
+        if let f = floatValue(i) { return f }
+        return try valueDecoding(.null).unwrapFloat(context.scalarOrKind(i), extra())
     }
 
     /// Decodes `T` from the token at `i`, found at `component` below this decoder.
@@ -215,6 +215,11 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
         if T.self == [Double].self, let fast = scalars(i, { doubleValue($0) }) {
             return unsafeBitCast(fast, to: T.self)
         }
+        // The other arrays of scalars (only a type the size of an array can be one). `Any`, not `T?`: an
+        // optional of an unspecialized `T` would look up its metadata on every call, whatever `T` is.
+        if MemoryLayout<T>.size == MemoryLayout<[Int]>.size, let fast = scalarArray(i, as: T.self) {
+            return fast as! T
+        }
         guard component != nil else { return try T(from: self) }
         var nested = context.child(index: i, parent: self, component: component)
         let result = try T(from: nested)
@@ -223,9 +228,47 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
     }
 
     @inline(__always)
-    private func intValue(_ i: Int) -> Int? {
+    private func intValue(_ i: Int) -> Int? { integerValue(i, as: Int.self) }
+
+    /// The number at `i` as a `T` when it is an integer `T` holds exactly, or `nil`.
+    @inline(__always)
+    private func integerValue<T: FixedWidthInteger>(_ i: Int, as type: T.Type) -> T? {
         guard context.tape[i].kind == .number, case .int(let v) = context.number(i) else { return nil }
-        return Int(exactly: v)
+        return T(exactly: v)
+    }
+
+    /// The number at `i` as a `Float` without falling back (finite unless the number itself is not), or `nil`.
+    @inline(__always)
+    private func floatValue(_ i: Int) -> Float? {
+        guard let d = doubleValue(i) else { return nil }
+        let f = Float(d)
+        return f.isFinite || !d.isFinite ? f : nil
+    }
+
+    /// The array at `i` when `type` is an array of `Bool`, `Float` or a fixed-width integer other than `Int`
+    /// and every element converts, or `nil` (then `Array.init(from:)` reads it, and names a failing element).
+    @inline(never)
+    private func scalarArray(_ i: Int, as type: Any.Type) -> Any? {
+        if type == [Bool].self {
+            return scalars(i) { k -> Bool? in
+                switch context.tape[k].kind {
+                case .true: true
+                case .false: false
+                default: nil
+                }
+            }
+        }
+        if type == [Float].self { return scalars(i) { floatValue($0) } }
+        if type == [Int64].self { return scalars(i) { integerValue($0, as: Int64.self) } }
+        if type == [Int32].self { return scalars(i) { integerValue($0, as: Int32.self) } }
+        if type == [Int16].self { return scalars(i) { integerValue($0, as: Int16.self) } }
+        if type == [Int8].self { return scalars(i) { integerValue($0, as: Int8.self) } }
+        if type == [UInt].self { return scalars(i) { integerValue($0, as: UInt.self) } }
+        if type == [UInt64].self { return scalars(i) { integerValue($0, as: UInt64.self) } }
+        if type == [UInt32].self { return scalars(i) { integerValue($0, as: UInt32.self) } }
+        if type == [UInt16].self { return scalars(i) { integerValue($0, as: UInt16.self) } }
+        if type == [UInt8].self { return scalars(i) { integerValue($0, as: UInt8.self) } }
+        return nil
     }
 
     /// The number at `i` as a `Double` without falling back (an exact integer or a double), or `nil`.
