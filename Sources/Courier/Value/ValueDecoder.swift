@@ -337,9 +337,9 @@ final class ValueDecoding: Decoder, SingleValueDecodingContainer {
         if T.self == [Bool].self, let fast = Self.scalars(value, { $0.boolValue }) {
             return unsafeBitCast(fast, to: T.self)
         }
-        // The other arrays of scalars (only a type the size of an array can be one). `Any`, not `T?`: an
-        // optional of an unspecialized `T` would look up its metadata on every call, whatever `T` is.
-        if MemoryLayout<T>.size == MemoryLayout<[Int]>.size, let fast = Self.scalarArray(value, as: T.self) {
+        // The other arrays of scalars. `Any`, not `T?`: an optional of an unspecialized `T` would look up its
+        // metadata on every call, whatever `T` is.
+        if mayBeScalarArray(T.self), let fast = Self.scalarArray(value, as: T.self) {
             return fast as! T
         }
         if T.self == Value.self { return value as! T }
@@ -708,6 +708,15 @@ extension Value {
         default: return nil
         }
     }
+}
+
+/// Whether `T` may be an array of scalars, for the decoders' one-pass reads of them: a type of one reference
+/// (an array's size) that is not trivially copied (which rules out `Int`, `Double` and the other scalars that
+/// reach a generic read, as `Optional`'s `init(from:)` asks for its wrapped type). It reads `T`'s value
+/// witnesses only: cheap enough for every generic read, unlike a conformance check.
+@inline(__always)
+package func mayBeScalarArray<T>(_ type: T.Type) -> Bool {
+    MemoryLayout<T>.size == MemoryLayout<[Int]>.size && !_isPOD(T.self)
 }
 
 /// What a ``ValueDecoding`` failed at, spelled out when its error's detail or coding path is read.

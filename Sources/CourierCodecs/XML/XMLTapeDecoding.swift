@@ -67,9 +67,9 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
         if T.self == [Bool].self, let fast = scalars({ (v: Value) -> Bool? in v.boolValue }) {
             return unsafeBitCast(fast, to: T.self)
         }
-        // The other lists of scalars (only a type the size of an array can be one). `Any`, not `T?`: an
-        // optional of an unspecialized `T` would look up its metadata on every call, whatever `T` is.
-        if MemoryLayout<T>.size == MemoryLayout<[Int]>.size, let fast = scalarArray(as: T.self) {
+        // The other lists of scalars. `Any`, not `T?`: an optional of an unspecialized `T` would look up its
+        // metadata on every call, whatever `T` is.
+        if mayBeScalarArray(T.self), let fast = scalarArray(as: T.self) {
             return fast as! T
         }
         if T.self == Value.self || T.self == Date.self || T.self == Data.self || T.self == URL.self

@@ -215,9 +215,9 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
         if T.self == [Double].self, let fast = scalars(i, { doubleValue($0) }) {
             return unsafeBitCast(fast, to: T.self)
         }
-        // The other arrays of scalars (only a type the size of an array can be one). `Any`, not `T?`: an
-        // optional of an unspecialized `T` would look up its metadata on every call, whatever `T` is.
-        if MemoryLayout<T>.size == MemoryLayout<[Int]>.size, let fast = scalarArray(i, as: T.self) {
+        // The other arrays of scalars. `Any`, not `T?`: an optional of an unspecialized `T` would look up its
+        // metadata on every call, whatever `T` is.
+        if mayBeScalarArray(T.self), let fast = scalarArray(i, as: T.self) {
             return fast as! T
         }
         guard component != nil else { return try T(from: self) }
