@@ -35,9 +35,46 @@ struct UserListPage: Codable, Equatable {
     var data: Payload
 }
 
+/// Diagnostic (not in the table): a page of numeric arrays (an embedding of `Float`s, raw bytes, 32-bit ids).
+struct VectorPage: Codable, Equatable {
+    struct Item: Codable, Equatable {
+        var embedding: [Float]
+        var bytes: [UInt8]
+        var ids: [Int32]
+    }
+
+    var items: [Item]
+
+    /// 50 items of 128 floats, 64 bytes and 16 ids, the same on every run.
+    static let sample = VectorPage(items: (0..<50).map(item))
+
+    private static func item(_ n: Int) -> Item {
+        let embedding: [Float] = (0..<128).map { (k: Int) -> Float in Float((n * 131 + k * 17) % 2000) / 1000 - 1 }
+        let bytes: [UInt8] = (0..<64).map { (k: Int) -> UInt8 in UInt8((n * 7 + k * 29) % 256) }
+        let ids: [Int32] = (0..<16).map { (k: Int) -> Int32 in Int32(n * 100_000 + k) }
+        return Item(embedding: embedding, bytes: bytes, ids: ids)
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     let codec = JSONCodec()
     let hints = CodingHints()
+
+    let vectors = try! JSONEncoder().encode(VectorPage.sample)
+    BenchmarkSupport.check(
+        try! codec.decode(VectorPage.self, from: vectors, hints: hints, decoder: ValueDecoder()) == VectorPage.sample
+            && JSONDecoder().decode(VectorPage.self, from: vectors) == VectorPage.sample,
+        "vector page: typed decode vs JSONDecoder")
+    Benchmark("json.decode.vectors Courier", configuration: BenchmarkSupport.timed()) { benchmark in
+        let decoder = ValueDecoder()
+        for _ in benchmark.scaledIterations {
+            blackHole(try! codec.decode(VectorPage.self, from: vectors, hints: hints, decoder: decoder))
+        }
+    }
+    Benchmark("json.decode.vectors JSONDecoder", configuration: BenchmarkSupport.timed()) { benchmark in
+        let decoder = JSONDecoder()
+        for _ in benchmark.scaledIterations { blackHole(try! decoder.decode(VectorPage.self, from: vectors)) }
+    }
 
     for (file, size) in [("users_5000.json", "5000"), ("users_10.json", "10")] {
         let data = BenchmarkSupport.fixture(file)
