@@ -339,7 +339,7 @@ final class ValueDecoding: Decoder, SingleValueDecodingContainer {
         }
         // The other arrays of scalars. `Any`, not `T?`: an optional of an unspecialized `T` would look up its
         // metadata on every call, whatever `T` is.
-        if mayBeScalarArray(T.self), let fast = Self.scalarArray(value, as: T.self) {
+        if mayBeScalarArray(T.self), let fast = ValueList(value: value).floatOrIntegerList(as: T.self) {
             return fast as! T
         }
         if T.self == Value.self { return value as! T }
@@ -351,41 +351,24 @@ final class ValueDecoding: Decoder, SingleValueDecodingContainer {
         return try T(from: nested)
     }
 
-    /// The array `value` when `type` is an array of `Float` or of a fixed-width integer other than `Int` and
-    /// `Int64` and every element converts, or `nil` (then `Array.init(from:)` reads it, and names a failing
-    /// element).
-    @inline(never)
-    private static func scalarArray(_ value: Value, as type: Any.Type) -> Any? {
-        func integers<E: FixedWidthInteger>(_: E.Type) -> [E]? {
-            scalars(value) { $0.exactInt.flatMap { E(exactly: $0) } }
-        }
-        if type == [Float].self {
-            return scalars(value) { element -> Float? in
-                guard let d = element.plainDouble else { return nil }
-                let f = Float(d)
-                return f.isFinite || !d.isFinite ? f : nil
-            }
-        }
-        if type == [Int32].self { return integers(Int32.self) }
-        if type == [Int16].self { return integers(Int16.self) }
-        if type == [Int8].self { return integers(Int8.self) }
-        if type == [UInt].self { return integers(UInt.self) }
-        if type == [UInt64].self { return integers(UInt64.self) }
-        if type == [UInt32].self { return integers(UInt32.self) }
-        if type == [UInt16].self { return integers(UInt16.self) }
-        if type == [UInt8].self { return integers(UInt8.self) }
-        return nil
+    private static func scalars<E>(_ value: Value, _ convert: (Value) -> E?) -> [E]? {
+        ValueList(value: value).scalars(convert)
     }
 
-    private static func scalars<E>(_ value: Value, _ convert: (Value) -> E?) -> [E]? {
-        guard case .array(let elements) = value else { return nil }
-        var result: [E] = []
-        result.reserveCapacity(elements.count)
-        for element in elements {
-            guard let converted = convert(element) else { return nil }
-            result.append(converted)
+    /// An array `Value` as a ``ScalarListSource``.
+    private struct ValueList: ScalarListSource {
+        let value: Value
+
+        func scalars<E>(_ convert: (Value) -> E?) -> [E]? {
+            guard case .array(let elements) = value else { return nil }
+            var result: [E] = []
+            result.reserveCapacity(elements.count)
+            for element in elements {
+                guard let converted = convert(element) else { return nil }
+                result.append(converted)
+            }
+            return result
         }
-        return result
     }
 
     private static let iso8601 = Date.ISO8601FormatStyle()
@@ -717,6 +700,63 @@ extension Value {
 @inline(__always)
 package func mayBeScalarArray<T>(_ type: T.Type) -> Bool {
     MemoryLayout<T>.size == MemoryLayout<[Int]>.size && !_isPOD(T.self)
+}
+
+/// A list of scalar `Value`s that a decoder reads in one pass: an array `Value` for ``ValueDecoding``, the
+/// items of a list node for the typed XML decoder.
+package protocol ScalarListSource {
+    /// The items converted by `convert`; `nil` when this is not a list or an item does not convert.
+    func scalars<E>(_ convert: (Value) -> E?) -> [E]?
+}
+
+extension ScalarListSource {
+    /// The list as a `type` that is `[Float]` or an array of a fixed-width integer other than `Int` and `Int64`,
+    /// when every item converts as ``ValueDecoder`` converts a plain number; `nil` otherwise (then
+    /// `Array.init(from:)` reads it, and names a failing item).
+    @inline(never)
+    package func floatOrIntegerList(as type: Any.Type) -> Any? {
+        func integers<E: FixedWidthInteger>(_: E.Type) -> [E]? { scalars { $0.exactInteger(as: E.self) } }
+        if type == [Float].self { return scalars { $0.plainFloat } }
+        if type == [Int32].self { return integers(Int32.self) }
+        if type == [Int16].self { return integers(Int16.self) }
+        if type == [Int8].self { return integers(Int8.self) }
+        if type == [UInt].self { return integers(UInt.self) }
+        if type == [UInt64].self { return integers(UInt64.self) }
+        if type == [UInt32].self { return integers(UInt32.self) }
+        if type == [UInt16].self { return integers(UInt16.self) }
+        if type == [UInt8].self { return integers(UInt8.self) }
+        return nil
+    }
+}
+
+extension Value {
+    /// An `.int` or `.uint` that `T` holds exactly, as ``ValueDecoder`` reads it; `nil` for anything else
+    /// (which ``ValueDecoder`` may still read: a whole `.double`, a spelled `.number`, a lenient string).
+    package func exactInteger<T: FixedWidthInteger>(as type: T.Type) -> T? {
+        switch self {
+        case .int(let i): return T(exactly: i)
+        case .uint(let u): return T(exactly: u)
+        default: return nil
+        }
+    }
+
+    /// The number of a `.double`, `.int` or `.uint`, as ``ValueDecoder`` reads a `Double`; `nil` otherwise.
+    package var plainNumber: Double? {
+        switch self {
+        case .double(let d): return d
+        case .int(let i): return Double(i)
+        case .uint(let u): return Double(u)
+        default: return nil
+        }
+    }
+
+    /// ``plainNumber`` as a `Float`, when it is finite as a `Float` or was not finite to begin with (else
+    /// ``ValueDecoder`` reports it out of range).
+    package var plainFloat: Float? {
+        guard let d = plainNumber else { return nil }
+        let f = Float(d)
+        return f.isFinite || !d.isFinite ? f : nil
+    }
 }
 
 /// What a ``ValueDecoding`` failed at, spelled out when its error's detail or coding path is read.

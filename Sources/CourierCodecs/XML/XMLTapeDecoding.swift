@@ -11,7 +11,7 @@ import Foundation
 /// call's own `ValueDecoder` with the node materialised as a `Value`, so it answers the same by
 /// construction. Any failure, and the requests it does not answer (`codingPath`, a super decoder where
 /// the member is missing), mark the tape as bailed: the codec then runs the pivot.
-struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
+struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer, ScalarListSource {
     let tape: XMLTape
     let node: Int32
 
@@ -55,13 +55,13 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
         if T.self == [String].self, let fast = scalars({ (v: Value) -> String? in v.stringValue }) {
             return unsafeBitCast(fast, to: T.self)
         }
-        if T.self == [Int].self, let fast = scalars({ (v: Value) -> Int? in Self.exactInteger(v) }) {
+        if T.self == [Int].self, let fast = scalars({ (v: Value) -> Int? in v.exactInteger(as: Int.self) }) {
             return unsafeBitCast(fast, to: T.self)
         }
-        if T.self == [Int64].self, let fast = scalars({ (v: Value) -> Int64? in Self.exactInteger(v) }) {
+        if T.self == [Int64].self, let fast = scalars({ (v: Value) -> Int64? in v.exactInteger(as: Int64.self) }) {
             return unsafeBitCast(fast, to: T.self)
         }
-        if T.self == [Double].self, let fast = scalars({ (v: Value) -> Double? in Self.plainDouble(v) }) {
+        if T.self == [Double].self, let fast = scalars({ (v: Value) -> Double? in v.plainNumber }) {
             return unsafeBitCast(fast, to: T.self)
         }
         if T.self == [Bool].self, let fast = scalars({ (v: Value) -> Bool? in v.boolValue }) {
@@ -69,7 +69,7 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
         }
         // The other lists of scalars. `Any`, not `T?`: an optional of an unspecialized `T` would look up its
         // metadata on every call, whatever `T` is.
-        if mayBeScalarArray(T.self), let fast = scalarArray(as: T.self) {
+        if mayBeScalarArray(T.self), let fast = floatOrIntegerList(as: T.self) {
             return fast as! T
         }
         if T.self == Value.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
@@ -85,32 +85,9 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
         return try T(from: self)
     }
 
-    /// This array node as a `type` that is a list of `Float` or of a fixed-width integer other than `Int` and
-    /// `Int64`, when every item converts; `nil` otherwise.
-    @inline(never)
-    private func scalarArray(as type: Any.Type) -> Any? {
-        func integers<E: FixedWidthInteger>(_: E.Type) -> [E]? { scalars({ (v: Value) -> E? in Self.exactInteger(v) }) }
-        if type == [Float].self {
-            return scalars { (v: Value) -> Float? in
-                guard let d = Self.plainDouble(v) else { return nil }
-                let f = Float(d)
-                return f.isFinite || !d.isFinite ? f : nil
-            }
-        }
-        if type == [Int32].self { return integers(Int32.self) }
-        if type == [Int16].self { return integers(Int16.self) }
-        if type == [Int8].self { return integers(Int8.self) }
-        if type == [UInt].self { return integers(UInt.self) }
-        if type == [UInt64].self { return integers(UInt64.self) }
-        if type == [UInt32].self { return integers(UInt32.self) }
-        if type == [UInt16].self { return integers(UInt16.self) }
-        if type == [UInt8].self { return integers(UInt8.self) }
-        return nil
-    }
-
     /// The items of this array node converted by `convert`; `nil` when this is not an array or an item
     /// does not convert.
-    private func scalars<E>(_ convert: (Value) -> E?) -> [E]? {
+    func scalars<E>(_ convert: (Value) -> E?) -> [E]? {
         let n = tape.nodes[Int(node)]
         guard n.kind == XMLTape.Node.array else { return nil }
         var result: [E] = []
@@ -123,25 +100,6 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer {
             result.append(converted)
         }
         return result
-    }
-
-    /// An `.int` or `.uint` that fits `T` exactly, as `ValueDecoder` reads it.
-    private static func exactInteger<T: FixedWidthInteger>(_ value: Value) -> T? {
-        switch value {
-        case .int(let i): return T(exactly: i)
-        case .uint(let u): return T(exactly: u)
-        default: return nil
-        }
-    }
-
-    /// The number of a `.double`, `.int` or `.uint`, as `ValueDecoder` reads it.
-    private static func plainDouble(_ value: Value) -> Double? {
-        switch value {
-        case .double(let d): return d
-        case .int(let i): return Double(i)
-        case .uint(let u): return Double(u)
-        default: return nil
-        }
     }
 
     /// `T` decoded by the call's `ValueDecoder` from this node as a `Value`.
