@@ -310,9 +310,9 @@ final class ValueDecoding: Decoder, SingleValueDecodingContainer {
     }
 
     func unwrapFloat(_ value: Value, _ extra: @autoclosure () -> PathComponent?) throws -> Float {
-        let d = try unwrapDouble(value, extra())
-        let f = Float(d)
-        guard f.isFinite || !d.isFinite else { throw outOfRange(Float.self, value, extra()) }
+        guard let f = Value.float(narrowing: try unwrapDouble(value, extra())) else {
+            throw outOfRange(Float.self, value, extra())
+        }
         return f
     }
 
@@ -325,13 +325,13 @@ final class ValueDecoding: Decoder, SingleValueDecodingContainer {
         if T.self == [String].self, let fast = Self.scalars(value, { $0.stringValue }) {
             return unsafeBitCast(fast, to: T.self)
         }
-        if T.self == [Int].self, let fast = Self.scalars(value, { $0.exactInt.flatMap { Int(exactly: $0) } }) {
+        if T.self == [Int].self, let fast = Self.scalars(value, { $0.exactInteger(as: Int.self) }) {
             return unsafeBitCast(fast, to: T.self)
         }
-        if T.self == [Int64].self, let fast = Self.scalars(value, { $0.exactInt }) {
+        if T.self == [Int64].self, let fast = Self.scalars(value, { $0.exactInteger(as: Int64.self) }) {
             return unsafeBitCast(fast, to: T.self)
         }
-        if T.self == [Double].self, let fast = Self.scalars(value, { $0.plainDouble }) {
+        if T.self == [Double].self, let fast = Self.scalars(value, { $0.plainNumber }) {
             return unsafeBitCast(fast, to: T.self)
         }
         if T.self == [Bool].self, let fast = Self.scalars(value, { $0.boolValue }) {
@@ -676,23 +676,6 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     }
 }
 
-extension Value {
-    /// The integer of an ``int(_:)`` (the fast paths take nothing else).
-    fileprivate var exactInt: Int64? {
-        if case .int(let i) = self { return i }
-        return nil
-    }
-
-    /// The number of a ``double(_:)`` or ``int(_:)``.
-    fileprivate var plainDouble: Double? {
-        switch self {
-        case .double(let d): return d
-        case .int(let i): return Double(i)
-        default: return nil
-        }
-    }
-}
-
 /// Whether `T` may be an array of scalars, for the decoders' one-pass reads of them: a type of one reference
 /// (an array's size) that is not trivially copied (which rules out `Int`, `Double` and the other scalars that
 /// reach a generic read, as `Optional`'s `init(from:)` asks for its wrapped type). It reads `T`'s value
@@ -752,8 +735,11 @@ extension Value {
 
     /// ``plainNumber`` as a `Float`, when it is finite as a `Float` or was not finite to begin with (else
     /// ``ValueDecoder`` reports it out of range).
-    package var plainFloat: Float? {
-        guard let d = plainNumber else { return nil }
+    package var plainFloat: Float? { plainNumber.flatMap(Value.float(narrowing:)) }
+
+    /// `d` as a `Float`, when that is finite or `d` was not finite to begin with; `nil` when `d` is beyond
+    /// `Float`'s range (which ``ValueDecoder`` reports out of range).
+    package static func float(narrowing d: Double) -> Float? {
         let f = Float(d)
         return f.isFinite || !d.isFinite ? f : nil
     }

@@ -240,9 +240,7 @@ final class JSONTypedDecoding: JSONPooledCoder, Decoder, SingleValueDecodingCont
     /// The number at `i` as a `Float` without falling back (finite unless the number itself is not), or `nil`.
     @inline(__always)
     private func floatValue(_ i: Int) -> Float? {
-        guard let d = doubleValue(i) else { return nil }
-        let f = Float(d)
-        return f.isFinite || !d.isFinite ? f : nil
+        doubleValue(i).flatMap(Value.float(narrowing:))
     }
 
     /// The array at `i` when `type` is an array of `Bool`, `Float` or a fixed-width integer other than `Int`
