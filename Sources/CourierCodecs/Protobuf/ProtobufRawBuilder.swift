@@ -307,18 +307,21 @@ struct ProtobufRawValueBuilder: ~Copyable {
     /// The value of the entry at `index`, a field of a message at `depth`.
     private mutating func value(_ index: Int, depth: Int) -> Value {
         let entry = tape[index]
-        switch entry.kind {
-        case .varint, .fixed64: return Value(entry.value)
-        case .fixed32: return .int(Int64(entry.value))
-        case .lengthDelimited:
+        // Tested by two comparisons rather than switched on: the jump table's indirect branch was the
+        // builder's hottest instruction (a fifth of this function's time), and the comparisons cost 2 to 3%
+        // less on the whole decode of a 5,000-user page.
+        if entry.kind == .lengthDelimited {
             let range = Self.payload(bytes, entry)
             if range.count <= 15 && buildsSmallStrings { return shortString(range) }
             let payload = UnsafeBufferPointer(rebasing: bytes[range])
             if Self.utf8(payload) == .invalid { return .bytes(Array(payload)) }
             return .string(String(decoding: payload, as: UTF8.self))
-        case .message, .group:
+        }
+        if entry.kind.rawValue >= ProtobufRawEntry.Kind.message.rawValue {
             return object(index + 1, entry.next(after: index), depth: depth + 1, shape: entry.shape)
         }
+        // A fixed32 is below 2^32, so `Value(_: UInt64)` gives it the `.int` it always had.
+        return Value(entry.value)
     }
 
     /// What ``utf8(_:)`` found.
