@@ -1,5 +1,6 @@
 import Courier
 import CourierCodecs
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -8,36 +9,6 @@ import Testing
 /// elements), in several document forms, for every scalar type, it must give what the `Value` path gives (the
 /// same value, or an error with the same code and coding path).
 @Suite struct XMLScalarArrayDifferentialTests {
-    /// What one decode gave: a value (printed), or a Courier error's code and path, or another error.
-    enum Outcome: Equatable, CustomStringConvertible {
-        case value(String)
-        case failure(CourierError.Code, String)
-        case foreign(String)
-
-        init(_ body: () throws -> String) {
-            do {
-                self = .value(try body())
-            } catch let error as CourierError {
-                self = .failure(error.code, PathComponent.render(error.context.codingPath))
-            } catch {
-                self = .foreign("\(type(of: error)): \(error)")
-            }
-        }
-
-        var description: String {
-            switch self {
-            case .value(let value): return "value \(value.prefix(200))"
-            case .failure(let code, let path): return "error \(code) at '\(path)'"
-            case .foreign(let text): return "non-Courier error \(text)"
-            }
-        }
-
-        var isValue: Bool {
-            if case .value = self { return true }
-            return false
-        }
-    }
-
     struct Box<A: Decodable>: Decodable { var a: A }
 
     static func hints<T: Decodable>(for type: T.Type) -> CodingHints {
@@ -46,16 +17,16 @@ import Testing
         return hints
     }
 
-    static func typed<T: Decodable>(_ type: T.Type, _ xml: String, _ decoder: ValueDecoder) -> Outcome {
-        Outcome {
+    static func typed<T: Decodable>(_ type: T.Type, _ xml: String, _ decoder: ValueDecoder) -> DecodingOutcome {
+        DecodingOutcome {
             String(
                 reflecting: try XMLCodec().decode(
                     T.self, from: Data(xml.utf8), hints: hints(for: T.self), decoder: decoder))
         }
     }
 
-    static func pivot<T: Decodable>(_ type: T.Type, _ xml: String, _ decoder: ValueDecoder) -> Outcome {
-        Outcome {
+    static func pivot<T: Decodable>(_ type: T.Type, _ xml: String, _ decoder: ValueDecoder) -> DecodingOutcome {
+        DecodingOutcome {
             String(
                 reflecting: try decoder.decode(
                     T.self, from: XMLCodec().decode(Data(xml.utf8), hints: hints(for: T.self))))
@@ -75,7 +46,15 @@ import Testing
     ]
 
     /// A member list `a` of a struct (repeated elements, with attributes, wrapped items, interleaved) and a
-    /// top-level list, for each text on both paths. Returns the disagreements.
+    /// top-level list, for each text on both paths. Its check returns the disagreements.
+    struct Attack: ScalarTypeCheck {
+        let decoder: ValueDecoder
+
+        func check<E: Decodable>(_ type: E.Type) -> [String] {
+            XMLScalarArrayDifferentialTests.attack(E.self, decoder)
+        }
+    }
+
     static func attack<E: Decodable>(_ type: E.Type, _ decoder: ValueDecoder) -> [String] {
         var found: [String] = []
         func compare<T: Decodable>(_ type: T.Type, _ xml: String) {
@@ -98,16 +77,8 @@ import Testing
         return found
     }
 
-    static func attackAll(_ decoder: ValueDecoder) -> [String] {
-        attack(Bool.self, decoder) + attack(Float.self, decoder) + attack(Double.self, decoder)
-            + attack(Int8.self, decoder) + attack(Int16.self, decoder) + attack(Int32.self, decoder)
-            + attack(Int64.self, decoder) + attack(UInt8.self, decoder) + attack(UInt16.self, decoder)
-            + attack(UInt32.self, decoder) + attack(UInt64.self, decoder) + attack(Int.self, decoder)
-            + attack(UInt.self, decoder) + attack(String.self, decoder)
-    }
-
     @Test func hostileListsDecodeAlikeOnBothPaths() {
-        let found = Self.attackAll(ValueDecoder())
+        let found = Attack(decoder: ValueDecoder()).forEveryScalarType()
         #expect(found.isEmpty, "\(found.count) disagreements: \(found.prefix(10))")
     }
 
@@ -115,7 +86,7 @@ import Testing
         var decoder = ValueDecoder()
         decoder.lenientNumbers = true
         decoder.keyStrategy = .convertFromSnakeCase
-        let found = Self.attackAll(decoder)
+        let found = Attack(decoder: decoder).forEveryScalarType()
         #expect(found.isEmpty, "\(found.count) disagreements: \(found.prefix(10))")
     }
 

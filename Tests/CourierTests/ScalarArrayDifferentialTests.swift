@@ -2,42 +2,13 @@ import Foundation
 import Testing
 
 import Courier
+import CourierTestSupport
 
 /// A differential attack on the one-pass reads of scalar arrays: for about 150 hostile spellings of an element,
 /// in several positions, for every scalar type, the typed JSON decoder must give what the `Value` path gives
 /// (the same value, or an error with the same code and coding path), and both must read `[E]` as a decoder
 /// that reads it one element at a time (``PerElement``, which never takes the one-pass read).
 @Suite struct ScalarArrayDifferentialTests {
-    /// What one decode gave: a value (printed), or a Courier error's code and path, or another error.
-    enum Outcome: Equatable, CustomStringConvertible {
-        case value(String)
-        case failure(CourierError.Code, String)
-        case foreign(String)
-
-        init(_ body: () throws -> String) {
-            do {
-                self = .value(try body())
-            } catch let error as CourierError {
-                self = .failure(error.code, PathComponent.render(error.context.codingPath))
-            } catch {
-                self = .foreign("\(type(of: error)): \(error)")
-            }
-        }
-
-        var description: String {
-            switch self {
-            case .value(let value): return "value \(value.prefix(200))"
-            case .failure(let code, let path): return "error \(code) at '\(path)'"
-            case .foreign(let text): return "non-Courier error \(text)"
-            }
-        }
-
-        var isValue: Bool {
-            if case .value = self { return true }
-            return false
-        }
-    }
-
     /// Reads an array one element at a time, through an unkeyed container.
     struct PerElement<E: Decodable>: Decodable {
         var items: [E]
@@ -60,8 +31,8 @@ import Courier
     }
 
     /// The typed path's outcome for `json`.
-    static func typed<T: Decodable>(_ type: T.Type, _ json: String, _ decoder: ValueDecoder) -> Outcome {
-        Outcome {
+    static func typed<T: Decodable>(_ type: T.Type, _ json: String, _ decoder: ValueDecoder) -> DecodingOutcome {
+        DecodingOutcome {
             String(
                 reflecting: try JSONCodec().decode(
                     T.self, from: Data(json.utf8), hints: CodingHints(), decoder: decoder))
@@ -69,8 +40,8 @@ import Courier
     }
 
     /// The `Value` path's outcome for `json`.
-    static func pivot<T: Decodable>(_ type: T.Type, _ json: String, _ decoder: ValueDecoder) -> Outcome {
-        Outcome {
+    static func pivot<T: Decodable>(_ type: T.Type, _ json: String, _ decoder: ValueDecoder) -> DecodingOutcome {
+        DecodingOutcome {
             String(
                 reflecting: try decoder.decode(T.self, from: JSONCodec().decode(Data(json.utf8), hints: CodingHints())))
         }
@@ -95,7 +66,15 @@ import Courier
     ]
 
     /// `[E]`, `[E?]` and a member `[E]` of a struct, for each spelling in four positions, on both paths; and
-    /// `[E]` against ``PerElement``. Returns the disagreements.
+    /// `[E]` against ``PerElement``. Its check returns the disagreements.
+    struct Attack: ScalarTypeCheck {
+        let decoder: ValueDecoder
+
+        func check<E: Decodable>(_ type: E.Type) -> [String] {
+            ScalarArrayDifferentialTests.attack(E.self, decoder)
+        }
+    }
+
     static func attack<E: Decodable>(_ type: E.Type, _ decoder: ValueDecoder) -> [String] {
         var found: [String] = []
         func compare<T: Decodable>(_ type: T.Type, _ json: String) {
@@ -108,7 +87,7 @@ import Courier
                 compare([E].self, json)
                 compare([E?].self, json)
                 let oneStep = Self.pivot([E].self, json, decoder)
-                let perElement = Outcome {
+                let perElement = DecodingOutcome {
                     String(
                         reflecting: try decoder.decode(
                             PerElement<E>.self, from: JSONCodec().decode(Data(json.utf8), hints: CodingHints())
@@ -127,23 +106,15 @@ import Courier
         return found
     }
 
-    static func attackAll(_ decoder: ValueDecoder) -> [String] {
-        attack(Bool.self, decoder) + attack(Float.self, decoder) + attack(Double.self, decoder)
-            + attack(Int8.self, decoder) + attack(Int16.self, decoder) + attack(Int32.self, decoder)
-            + attack(Int64.self, decoder) + attack(UInt8.self, decoder) + attack(UInt16.self, decoder)
-            + attack(UInt32.self, decoder) + attack(UInt64.self, decoder) + attack(Int.self, decoder)
-            + attack(UInt.self, decoder) + attack(String.self, decoder)
-    }
-
     @Test func hostileElementsDecodeAlikeOnBothPaths() {
-        let found = Self.attackAll(ValueDecoder())
+        let found = Attack(decoder: ValueDecoder()).forEveryScalarType()
         #expect(found.isEmpty, "\(found.count) disagreements: \(found.prefix(10))")
     }
 
     @Test func hostileElementsDecodeAlikeWithLenientNumbers() {
         var lenient = ValueDecoder()
         lenient.lenientNumbers = true
-        let found = Self.attackAll(lenient)
+        let found = Attack(decoder: lenient).forEveryScalarType()
         #expect(found.isEmpty, "\(found.count) disagreements: \(found.prefix(10))")
     }
 
@@ -169,35 +140,26 @@ import Courier
             .string("1.5"), .string("abc"), .string(""), .string("true"), .bytes([1, 255]), .array([.int(1)]),
             .object(Value.Object()),
         ]
-        var found: [String] = []
-        func check<E: Decodable>(_ type: E.Type, _ decoder: ValueDecoder) {
-            var trees: [Value] = [.bytes([]), .bytes([0, 128, 255]), .array([]), .null]
-            for scalar in scalars { trees += [.array([scalar]), .array([.int(1), scalar])] }
-            for tree in trees {
-                let oneStep = Outcome { String(reflecting: try decoder.decode([E].self, from: tree)) }
-                let perElement = Outcome {
-                    String(reflecting: try decoder.decode(PerElement<E>.self, from: tree).items)
+        struct OnePassAgainstPerElement: ScalarTypeCheck {
+            let decoder: ValueDecoder
+            let trees: [Value]
+
+            func check<E: Decodable>(_ type: E.Type) -> [String] {
+                trees.compactMap { tree in
+                    let oneStep = DecodingOutcome { String(reflecting: try decoder.decode([E].self, from: tree)) }
+                    let perElement = DecodingOutcome {
+                        String(reflecting: try decoder.decode(PerElement<E>.self, from: tree).items)
+                    }
+                    return oneStep == perElement ? nil : "[\(E.self)] <- \(tree): \(oneStep) / \(perElement)"
                 }
-                if oneStep != perElement { found.append("[\(E.self)] <- \(tree): \(oneStep) / \(perElement)") }
             }
         }
+        var trees: [Value] = [.bytes([]), .bytes([0, 128, 255]), .array([]), .null]
+        for scalar in scalars { trees += [.array([scalar]), .array([.int(1), scalar])] }
         var lenient = ValueDecoder()
         lenient.lenientNumbers = true
-        for decoder in [ValueDecoder(), lenient] {
-            check(Bool.self, decoder)
-            check(Float.self, decoder)
-            check(Double.self, decoder)
-            check(Int8.self, decoder)
-            check(Int16.self, decoder)
-            check(Int32.self, decoder)
-            check(Int64.self, decoder)
-            check(UInt8.self, decoder)
-            check(UInt16.self, decoder)
-            check(UInt32.self, decoder)
-            check(UInt64.self, decoder)
-            check(Int.self, decoder)
-            check(UInt.self, decoder)
-            check(String.self, decoder)
+        let found = [ValueDecoder(), lenient].flatMap {
+            OnePassAgainstPerElement(decoder: $0, trees: trees).forEveryScalarType()
         }
         #expect(found.isEmpty, "\(found.count) disagreements: \(found.prefix(10))")
     }
