@@ -97,3 +97,119 @@ import Testing
         #expect(outcomes.filter { !$0.isValue }.count > 30)
     }
 }
+
+/// The same attack on members: each scalar type as a required member (`decode(_:forKey:)`), as an optional one
+/// (`decodeIfPresent(_:forKey:)`) and as an item read from an unkeyed container by its own type, with one member
+/// given a hostile text (or repeated, or missing, or nil) while the others hold valid values.
+@Suite struct XMLScalarMemberDifferentialTests {
+    /// Every scalar type as a required and as an optional member; synthesized, so each member is read by the
+    /// container's method for its own type.
+    struct Members: Decodable, CustomStringConvertible {
+        var b: Bool, f: Float, d: Double, i8: Int8, i16: Int16, i32: Int32, i64: Int64
+        var u8: UInt8, u16: UInt16, u32: UInt32, u64: UInt64, i: Int, u: UInt, s: String
+        var ob: Bool?, of: Float?, od: Double?, oi8: Int8?, oi16: Int16?, oi32: Int32?, oi64: Int64?
+        var ou8: UInt8?, ou16: UInt16?, ou32: UInt32?, ou64: UInt64?, oi: Int?, ou: UInt?, os: String?
+
+        static let required = ["b", "f", "d", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "i", "u", "s"]
+        static let names = required + required.map { "o" + $0 }
+
+        var description: String {
+            let required: [Any] = [b, f, d, i8, i16, i32, i64, u8, u16, u32, u64, i, u, s]
+            let optional: [Any?] = [ob, of, od, oi8, oi16, oi32, oi64, ou8, ou16, ou32, ou64, oi, ou, os]
+            return "\(required) \(optional.map { $0.map { "\($0)" } ?? "nil" })"
+        }
+    }
+
+    /// The items of `<a>` elements read one by one, each by the unkeyed container's method for its type.
+    struct Items: Decodable, CustomStringConvertible {
+        var read: [String] = []
+        enum CodingKeys: String, CodingKey { case a }
+
+        init(from decoder: any Decoder) throws {
+            var items = try decoder.container(keyedBy: CodingKeys.self).nestedUnkeyedContainer(forKey: .a)
+            read.append("\(try items.decode(Bool.self))")
+            read.append("\(try items.decode(Float.self))")
+            read.append("\(try items.decode(Double.self))")
+            read.append("\(try items.decode(Int8.self))")
+            read.append("\(try items.decode(Int16.self))")
+            read.append("\(try items.decode(Int32.self))")
+            read.append("\(try items.decode(Int64.self))")
+            read.append("\(try items.decode(UInt8.self))")
+            read.append("\(try items.decode(UInt16.self))")
+            read.append("\(try items.decode(UInt32.self))")
+            read.append("\(try items.decode(UInt64.self))")
+            read.append("\(try items.decode(Int.self))")
+            read.append("\(try items.decode(UInt.self))")
+            read.append("\(try items.decode(String.self))")
+            read.append("\(try items.decodeNil())")
+            read.append("\(items.isAtEnd)")
+        }
+
+        var description: String { read.joined(separator: ",") }
+    }
+
+    static func valid(_ name: String) -> String { name.hasSuffix("b") ? "true" : name.hasSuffix("s") ? "x" : "1" }
+
+    static func document(replacing target: String, with form: String?) -> String {
+        var xml = "<r xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">"
+        for name in Members.names {
+            if name != target {
+                xml += "<\(name)>\(valid(name))</\(name)>"
+            } else if let form {
+                xml += form.replacingOccurrences(of: "NAME", with: name)
+            }
+        }
+        return xml + "</r>"
+    }
+
+    static func compare<T: Decodable>(
+        _ type: T.Type, _ xml: String, _ decoder: ValueDecoder, into found: inout [String]
+    ) {
+        let typed = XMLScalarArrayDifferentialTests.typed(T.self, xml, decoder)
+        let pivot = XMLScalarArrayDifferentialTests.pivot(T.self, xml, decoder)
+        if typed != pivot { found.append("\(T.self) <- \(xml.suffix(160)): pivot \(pivot) / typed \(typed)") }
+    }
+
+    static func attack(_ decoder: ValueDecoder) -> (found: [String], outcomes: [DecodingOutcome]) {
+        var found: [String] = []
+        var outcomes: [DecodingOutcome] = []
+        var forms: [String?] = [nil, "<NAME xsi:nil=\"true\"/>", "<NAME/>"]
+        for x in XMLScalarArrayDifferentialTests.texts {
+            forms += ["<NAME>\(x)</NAME>", "<NAME>1</NAME><NAME>\(x)</NAME>", "<NAME k=\"1\">\(x)</NAME>"]
+        }
+        for name in Members.names {
+            for form in forms {
+                let xml = document(replacing: name, with: form)
+                compare(Members.self, xml, decoder, into: &found)
+                outcomes.append(XMLScalarArrayDifferentialTests.typed(Members.self, xml, decoder))
+            }
+        }
+        let valid = ["true", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "x"]
+        for position in valid.indices {
+            for x in XMLScalarArrayDifferentialTests.texts + [""] {
+                var items = valid
+                items[position] = x
+                let body = items.map { "<a>\($0)</a>" }.joined()
+                compare(Items.self, "<r>\(body)</r>", decoder, into: &found)
+                let nilItem = "<a xsi:nil=\"true\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"/>"
+                compare(Items.self, "<r>\(body)\(nilItem)</r>", decoder, into: &found)
+            }
+        }
+        return (found, outcomes)
+    }
+
+    @Test func hostileMembersDecodeAlikeOnBothPaths() {
+        let (found, outcomes) = Self.attack(ValueDecoder())
+        #expect(found.isEmpty, "\(found.count) disagreements: \(found.prefix(10))")
+        // Not vacuous: many documents decode to a model, many fail.
+        #expect(outcomes.filter(\.isValue).count > 500)
+        #expect(outcomes.filter { !$0.isValue }.count > 500)
+    }
+
+    @Test func hostileMembersDecodeAlikeWithLenientNumbers() {
+        var decoder = ValueDecoder()
+        decoder.lenientNumbers = true
+        let (found, _) = Self.attack(decoder)
+        #expect(found.isEmpty, "\(found.count) disagreements: \(found.prefix(10))")
+    }
+}

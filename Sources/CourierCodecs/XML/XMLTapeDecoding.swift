@@ -24,10 +24,7 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer, ScalarListSource 
     var userInfo: [CodingUserInfoKey: Any] { tape.userInfo }
 
     /// Marks the tape as bailed and returns the error to throw.
-    func bail() -> XMLTapeReader.Bail {
-        tape.bailed = true
-        return XMLTapeReader.Bail()
-    }
+    func bail() -> XMLTapeReader.Bail { tape.bail() }
 
     // MARK: Containers
 
@@ -103,74 +100,18 @@ struct XMLTapeDecoding: Decoder, SingleValueDecodingContainer, ScalarListSource 
     }
 
     /// `T` decoded by the call's `ValueDecoder` from this node as a `Value`.
-    func delegated<T: Decodable>(_ type: T.Type) throws -> T {
-        do {
-            return try tape.decoder.decode(T.self, from: tape.value(node))
-        } catch {
-            throw bail()
-        }
-    }
+    func delegated<T: Decodable>(_ type: T.Type) throws -> T { try tape.delegated(T.self, node) }
 
     // MARK: Scalars
 
-    /// The scalar of a leaf node; `nil` (never a `Value` case) for containers.
-    @inline(__always)
-    var leaf: Value? {
-        let n = tape.nodes[Int(node)]
-        return n.kind == XMLTape.Node.leaf ? tape.leaves[Int(n.start)] : nil
-    }
-
-    func decodeNil() -> Bool {
-        let n = tape.nodes[Int(node)]
-        guard n.kind == XMLTape.Node.leaf else { return false }
-        if case .null = tape.leaves[Int(n.start)] { return true }
-        return false
-    }
-
-    func decode(_ type: Bool.Type) throws -> Bool {
-        guard case .bool(let b)? = leaf else { throw bail() }
-        return b
-    }
-
-    func decode(_ type: String.Type) throws -> String {
-        guard case .string(let s)? = leaf else { throw bail() }
-        return s
-    }
-
-    func decode(_ type: Double.Type) throws -> Double {
-        switch leaf {
-        case .some(.double(let d)): return d
-        case .some(.int(let i)): return Double(i)
-        case .some(.uint(let u)): return Double(u)
-        default: return try delegated(Double.self)
-        }
-    }
-
-    func decode(_ type: Float.Type) throws -> Float {
-        let d: Double
-        switch leaf {
-        case .some(.double(let v)): d = v
-        case .some(.int(let i)): d = Double(i)
-        case .some(.uint(let u)): d = Double(u)
-        default: return try delegated(Float.self)
-        }
-        let f = Float(d)
-        guard f.isFinite || !d.isFinite else { throw bail() }
-        return f
-    }
+    func decodeNil() -> Bool { tape.isNull(node) }
+    func decode(_ type: Bool.Type) throws -> Bool { try tape.bool(node) }
+    func decode(_ type: String.Type) throws -> String { try tape.string(node) }
+    func decode(_ type: Double.Type) throws -> Double { try tape.double(node) }
+    func decode(_ type: Float.Type) throws -> Float { try tape.float(node) }
 
     @inline(__always)
-    func integer<T: FixedWidthInteger & Decodable>(_ type: T.Type) throws -> T {
-        switch leaf {
-        case .some(.int(let i)):
-            if let v = T(exactly: i) { return v }
-        case .some(.uint(let u)):
-            if let v = T(exactly: u) { return v }
-        default:
-            return try delegated(T.self)
-        }
-        throw bail()
-    }
+    func integer<T: FixedWidthInteger & Decodable>(_ type: T.Type) throws -> T { try tape.integer(T.self, node) }
 
     func decode(_ type: Int.Type) throws -> Int { try integer(Int.self) }
     func decode(_ type: Int8.Type) throws -> Int8 { try integer(Int8.self) }
@@ -238,66 +179,86 @@ struct XMLTapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return tape.memberNodes[i]
     }
 
+    /// The member's node; a missing member bails.
+    @inline(__always)
+    private func node(_ key: Key) throws -> Int32 {
+        guard let node = find(key) else { throw tape.bail() }
+        return node
+    }
+
     @inline(__always)
     private func require(_ key: Key) throws -> XMLTapeDecoding {
-        guard let node = find(key) else {
-            tape.bailed = true
-            throw XMLTapeReader.Bail()
-        }
-        return XMLTapeDecoding(tape: tape, node: node)
+        XMLTapeDecoding(tape: tape, node: try node(key))
     }
 
-    /// The member for `decodeIfPresent`: `nil` when absent or null.
+    /// The member's node for `decodeIfPresent`: `nil` when absent or null.
     @inline(__always)
-    private func present(_ key: Key) -> XMLTapeDecoding? {
-        guard let node = find(key) else { return nil }
-        let member = XMLTapeDecoding(tape: tape, node: node)
-        return member.decodeNil() ? nil : member
+    private func presentNode(_ key: Key) -> Int32? {
+        guard let node = find(key), !tape.isNull(node) else { return nil }
+        return node
     }
 
-    func decodeNil(forKey key: Key) throws -> Bool { try require(key).decodeNil() }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try require(key).decode(Bool.self) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try require(key).decode(String.self) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try require(key).decode(Double.self) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try require(key).decode(Float.self) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try require(key).integer(Int.self) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try require(key).integer(Int8.self) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try require(key).integer(Int16.self) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try require(key).integer(Int32.self) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try require(key).integer(Int64.self) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try require(key).integer(UInt.self) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try require(key).integer(UInt8.self) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try require(key).integer(UInt16.self) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try require(key).integer(UInt32.self) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try require(key).integer(UInt64.self) }
+    func decodeNil(forKey key: Key) throws -> Bool { tape.isNull(try node(key)) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try tape.bool(try node(key)) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try tape.string(try node(key)) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try tape.double(try node(key)) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try tape.float(try node(key)) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try tape.integer(Int.self, try node(key)) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try tape.integer(Int8.self, try node(key)) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try tape.integer(Int16.self, try node(key)) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try tape.integer(Int32.self, try node(key)) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try tape.integer(Int64.self, try node(key)) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try tape.integer(UInt.self, try node(key)) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try tape.integer(UInt8.self, try node(key)) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try tape.integer(UInt16.self, try node(key)) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try tape.integer(UInt32.self, try node(key)) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try tape.integer(UInt64.self, try node(key)) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try require(key).unwrap(T.self) }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key)?.decode(Bool.self) }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try presentNode(key).map { try tape.bool($0) }
+    }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try present(key)?.decode(String.self)
+        try presentNode(key).map { try tape.string($0) }
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try present(key)?.decode(Double.self)
+        try presentNode(key).map { try tape.double($0) }
     }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try present(key)?.decode(Float.self) }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key)?.integer(Int.self) }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try present(key)?.integer(Int8.self) }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try present(key)?.integer(Int16.self) }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try present(key)?.integer(Int32.self) }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(key)?.integer(Int64.self) }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try present(key)?.integer(UInt.self) }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try present(key)?.integer(UInt8.self) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        try presentNode(key).map { try tape.float($0) }
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try presentNode(key).map { try tape.integer(Int.self, $0) }
+    }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        try presentNode(key).map { try tape.integer(Int8.self, $0) }
+    }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        try presentNode(key).map { try tape.integer(Int16.self, $0) }
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        try presentNode(key).map { try tape.integer(Int32.self, $0) }
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try presentNode(key).map { try tape.integer(Int64.self, $0) }
+    }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        try presentNode(key).map { try tape.integer(UInt.self, $0) }
+    }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        try presentNode(key).map { try tape.integer(UInt8.self, $0) }
+    }
     func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-        try present(key)?.integer(UInt16.self)
+        try presentNode(key).map { try tape.integer(UInt16.self, $0) }
     }
     func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-        try present(key)?.integer(UInt32.self)
+        try presentNode(key).map { try tape.integer(UInt32.self, $0) }
     }
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-        try present(key)?.integer(UInt64.self)
+        try presentNode(key).map { try tape.integer(UInt64.self, $0) }
     }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try present(key)?.unwrap(T.self)
+        try presentNode(key).map { try XMLTapeDecoding(tape: tape, node: $0).unwrap(T.self) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -356,17 +317,18 @@ struct XMLTapeUnkeyedContainer: UnkeyedDecodingContainer {
     var count: Int? { Int(total) }
     var isAtEnd: Bool { currentIndex >= Int(total) }
 
-    /// The decoder of the current item, moving past it.
+    /// The node of the current item, moving past it.
     @inline(__always)
-    private mutating func next() throws -> XMLTapeDecoding {
-        guard currentIndex < Int(total) else {
-            tape.bailed = true
-            throw XMLTapeReader.Bail()
-        }
-        let item = XMLTapeDecoding(tape: tape, node: tape.items[start + currentIndex])
+    private mutating func nextNode() throws -> Int32 {
+        guard currentIndex < Int(total) else { throw tape.bail() }
+        let item = tape.items[start + currentIndex]
         currentIndex += 1
         return item
     }
+
+    /// The decoder of the current item, moving past it.
+    @inline(__always)
+    private mutating func next() throws -> XMLTapeDecoding { XMLTapeDecoding(tape: tape, node: try nextNode()) }
 
     mutating func decodeNil() throws -> Bool {
         guard currentIndex < Int(total) else {
@@ -379,20 +341,20 @@ struct XMLTapeUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     // A failed item leaves the index where it was in the pivot, but any failure bails anyway.
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try next().decode(Bool.self) }
-    mutating func decode(_ type: String.Type) throws -> String { try next().decode(String.self) }
-    mutating func decode(_ type: Double.Type) throws -> Double { try next().decode(Double.self) }
-    mutating func decode(_ type: Float.Type) throws -> Float { try next().decode(Float.self) }
-    mutating func decode(_ type: Int.Type) throws -> Int { try next().integer(Int.self) }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next().integer(Int8.self) }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next().integer(Int16.self) }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next().integer(Int32.self) }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next().integer(Int64.self) }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try next().integer(UInt.self) }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next().integer(UInt8.self) }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next().integer(UInt16.self) }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next().integer(UInt32.self) }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next().integer(UInt64.self) }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try tape.bool(try nextNode()) }
+    mutating func decode(_ type: String.Type) throws -> String { try tape.string(try nextNode()) }
+    mutating func decode(_ type: Double.Type) throws -> Double { try tape.double(try nextNode()) }
+    mutating func decode(_ type: Float.Type) throws -> Float { try tape.float(try nextNode()) }
+    mutating func decode(_ type: Int.Type) throws -> Int { try tape.integer(Int.self, try nextNode()) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try tape.integer(Int8.self, try nextNode()) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try tape.integer(Int16.self, try nextNode()) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try tape.integer(Int32.self, try nextNode()) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try tape.integer(Int64.self, try nextNode()) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try tape.integer(UInt.self, try nextNode()) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try tape.integer(UInt8.self, try nextNode()) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try tape.integer(UInt16.self, try nextNode()) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try tape.integer(UInt32.self, try nextNode()) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try tape.integer(UInt64.self, try nextNode()) }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().unwrap(T.self) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -404,4 +366,82 @@ struct XMLTapeUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
 
     mutating func superDecoder() throws -> any Decoder { try next() }
+}
+
+/// The scalar reads of ``XMLTapeDecoding`` and the containers, on the tape itself: a container answers a member
+/// through these without making (and retaining the tape for) a decoder of its own.
+extension XMLTape {
+    /// Marks the tape as bailed and returns the error to throw.
+    func bail() -> XMLTapeReader.Bail {
+        bailed = true
+        return XMLTapeReader.Bail()
+    }
+
+    /// The scalar of a leaf node; `nil` (never a `Value` case) for containers.
+    @inline(__always)
+    func leaf(_ node: Int32) -> Value? {
+        let n = nodes[Int(node)]
+        return n.kind == Node.leaf ? leaves[Int(n.start)] : nil
+    }
+
+    /// `T` decoded by the call's `ValueDecoder` from `node` as a `Value`.
+    func delegated<T: Decodable>(_ type: T.Type, _ node: Int32) throws -> T {
+        do {
+            return try decoder.decode(T.self, from: value(node))
+        } catch {
+            throw bail()
+        }
+    }
+
+    func isNull(_ node: Int32) -> Bool {
+        let n = nodes[Int(node)]
+        guard n.kind == Node.leaf else { return false }
+        if case .null = leaves[Int(n.start)] { return true }
+        return false
+    }
+
+    func bool(_ node: Int32) throws -> Bool {
+        guard case .bool(let b)? = leaf(node) else { throw bail() }
+        return b
+    }
+
+    func string(_ node: Int32) throws -> String {
+        guard case .string(let s)? = leaf(node) else { throw bail() }
+        return s
+    }
+
+    func double(_ node: Int32) throws -> Double {
+        switch leaf(node) {
+        case .some(.double(let d)): return d
+        case .some(.int(let i)): return Double(i)
+        case .some(.uint(let u)): return Double(u)
+        default: return try delegated(Double.self, node)
+        }
+    }
+
+    func float(_ node: Int32) throws -> Float {
+        let d: Double
+        switch leaf(node) {
+        case .some(.double(let v)): d = v
+        case .some(.int(let i)): d = Double(i)
+        case .some(.uint(let u)): d = Double(u)
+        default: return try delegated(Float.self, node)
+        }
+        let f = Float(d)
+        guard f.isFinite || !d.isFinite else { throw bail() }
+        return f
+    }
+
+    @inline(__always)
+    func integer<T: FixedWidthInteger & Decodable>(_ type: T.Type, _ node: Int32) throws -> T {
+        switch leaf(node) {
+        case .some(.int(let i)):
+            if let v = T(exactly: i) { return v }
+        case .some(.uint(let u)):
+            if let v = T(exactly: u) { return v }
+        default:
+            return try delegated(T.self, node)
+        }
+        throw bail()
+    }
 }
