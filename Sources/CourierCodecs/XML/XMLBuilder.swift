@@ -16,7 +16,7 @@ protocol XMLBuildOutput {
     static var describesFailures: Bool { get }
 
     /// A scalar: any `Value` that is not a container, or an empty object.
-    mutating func leaf(_ value: Value) -> Node
+    mutating func leaf(_ value: consuming Value) -> Node
 
     /// An array of `elements`.
     mutating func array(_ elements: [Node]) -> Node
@@ -956,7 +956,14 @@ struct XMLRegistry: Sendable {
 
     /// The kept registry of `shape`, or an empty one.
     static func cached(for shape: ValueShape) -> XMLRegistry {
-        kept.withLock { kept in kept.registries.first { $0.rootShape == shape } } ?? XMLRegistry(rootShape: shape)
+        kept.withLock { kept in kept.registries.first { isSame($0.rootShape, shape) } } ?? XMLRegistry(rootShape: shape)
+    }
+
+    /// Whether two shapes are equal: at once when they are the same value in memory (the same boxes, as the
+    /// shape of every decode of a model or of one `CodingHints` is), else by comparing the trees.
+    private static func isSame(_ a: ValueShape, _ b: ValueShape) -> Bool {
+        let identical = withUnsafeBytes(of: a) { a in withUnsafeBytes(of: b) { b in a.elementsEqual(b) } }
+        return identical || a == b
     }
 
     /// Forgets every kept registry.

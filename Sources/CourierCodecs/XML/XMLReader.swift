@@ -105,7 +105,7 @@ struct XMLTreeOutput: XMLBuildOutput {
 
     static var describesFailures: Bool { true }
 
-    func leaf(_ value: Value) -> Value { value }
+    func leaf(_ value: consuming Value) -> Value { value }
 
     func array(_ elements: [Value]) -> Value { .array(elements) }
 

@@ -207,7 +207,7 @@ struct XMLTapeOutput: XMLBuildOutput {
         items.reserveCapacity(estimate / 4)
     }
 
-    mutating func leaf(_ value: Value) -> Int32 {
+    mutating func leaf(_ value: consuming Value) -> Int32 {
         if case .object(let object) = value, object.isEmpty {
             nodes.append(XMLTape.Node(kind: XMLTape.Node.object, start: Int32(memberKeys.count), count: 0))
             return Int32(nodes.count - 1)
