@@ -64,7 +64,16 @@ final class MessageLayout {
     // The layout vars are written only while the runtime is built, then only read: no run-time exclusivity checks.
     @exclusivity(unchecked) var fields: [FieldLayout] = []
     /// `fields` in walk form, same order.
-    @exclusivity(unchecked) var hot: [HotField] = []
+    @exclusivity(unchecked) var hot: [HotField] = [] {
+        didSet {
+            hotFields.deallocate()
+            let copy = UnsafeMutableBufferPointer<HotField>.allocate(capacity: hot.count)
+            _ = copy.initialize(from: hot)
+            hotFields = UnsafeBufferPointer(copy)
+        }
+    }
+    /// `hot` in memory the layout owns: the one-pass reader's loop reads it without retaining an array.
+    @exclusivity(unchecked) private(set) var hotFields = UnsafeBufferPointer<HotField>(start: nil, count: 0)
     /// The fields' JSON names, same order.
     @exclusivity(unchecked) var jsonNames: [String] = []
     @exclusivity(unchecked) var fieldsByName: [String: Int] = [:]
@@ -84,6 +93,10 @@ final class MessageLayout {
     init(fullName: String, descriptor: UnsafeMutablePointer<ProtobufCMessageDescriptor>) {
         self.fullName = fullName
         self.descriptor = descriptor
+    }
+
+    deinit {
+        hotFields.deallocate()
     }
 
     /// The field numbered `number` (binary search over the number-ordered fields).
@@ -134,6 +147,10 @@ final class EnumLayout {
 final class ProtobufRuntime: @unchecked Sendable {
     // Written only while the runtime is built, then only read: no run-time exclusivity checks.
     @exclusivity(unchecked) private(set) var messages: [MessageLayout] = []
+    /// `messages` as unretained references, in memory of the runtime's own: the one-pass reader reaches a
+    /// nested message's layout without retaining it (``messages`` keeps every layout alive).
+    @exclusivity(unchecked) private(set) var messageRefs = UnsafeMutableBufferPointer<Unmanaged<MessageLayout>>(
+        start: nil, count: 0)
     @exclusivity(unchecked) private(set) var enums: [EnumLayout] = []
     @exclusivity(unchecked) private(set) var messageIndex: [String: Int] = [:]
     @exclusivity(unchecked) private(set) var enumIndex: [String: Int] = [:]
@@ -145,6 +162,7 @@ final class ProtobufRuntime: @unchecked Sendable {
 
     deinit {
         for pointer in allocations { free(pointer) }
+        messageRefs.deallocate()
     }
 
     /// The index of the message type named `name` (a full name without the leading dot). The type found last
@@ -197,6 +215,8 @@ final class ProtobufRuntime: @unchecked Sendable {
             layout.isMapEntry = m.isMapEntry
             messages.append(layout)
         }
+        messageRefs = .allocate(capacity: messages.count)
+        _ = messageRefs.initialize(from: messages.lazy.map { Unmanaged.passUnretained($0) })
         for (i, m) in messageList.enumerated() { try buildMessage(m, into: messages[i], index: i) }
         computeNesting()
     }

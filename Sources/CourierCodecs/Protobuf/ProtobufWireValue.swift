@@ -713,7 +713,10 @@ final class ProtobufWireReader {
             return .bytes(Array(UnsafeBufferPointer(rebasing: bytes[payload])))
         case .message:
             let payload = try lengthDelimited(&offset, end: end)
-            return try value(runtime.messages[f.messageIndex], payload, depth: depth + 1)
+            // The runtime keeps the layout alive: borrowed, not retained.
+            return try runtime.messageRefs[f.messageIndex]._withUnsafeGuaranteedRef { layout in
+                Result { () throws(WireAnomaly) in try value(layout, payload, depth: depth + 1) }
+            }.get()
         }
     }
 
@@ -772,7 +775,7 @@ extension ProtobufWireReader {
     /// order with each repeated field's occurrences side by side, for a map field, and for types of more than
     /// 64 fields or with proto2 `required` fields: ``indexedValue(_:_:depth:)`` then reads the message.
     func streamedValue(_ layout: MessageLayout, _ range: Range<Int>, depth: Int) throws(WireAnomaly) -> Value? {
-        let hot = layout.hot
+        let hot = layout.hotFields
         guard hot.count <= 64, !layout.hasRequiredFields else { return nil }
         let budget = total
         var values: [Value] = []
