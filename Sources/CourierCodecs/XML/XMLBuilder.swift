@@ -128,7 +128,7 @@ struct XMLBuilder<Output: XMLBuildOutput> {
 
     /// A builder starting from what earlier parses with the same root shape learned (see
     /// ``XMLRegistry``).
-    init(output: Output, shape: ValueShape, limits: DecodingLimits) {
+    init(output: consuming Output, shape: ValueShape, limits: DecodingLimits) {
         let registry = XMLRegistry.cached(for: shape)
         self.output = output
         self.rootShape = shape
@@ -1151,11 +1151,13 @@ struct XMLIDTable {
     }
 }
 
-/// Interned names by key: open addressing on the pointers' bits, no `Hasher` per lookup.
+/// Interned names by key: open addressing on the pointers' bits, no `Hasher` per lookup. Its storage is
+/// allocated by the first insertion (a parse that starts from a kept table never allocates one).
 struct XMLNameTable {
-    private var keys: [XMLNameKey?] = Array(repeating: nil, count: 64)
-    private var ids: [Int32] = Array(repeating: 0, count: 64)
+    private var keys: [XMLNameKey?] = []
+    private var ids: [Int32] = []
     private var count = 0
+    private static let initialCapacity = 64
 
     @inline(__always)
     private static func slot(_ key: XMLNameKey, _ mask: Int) -> Int {
@@ -1168,6 +1170,7 @@ struct XMLNameTable {
     }
 
     func find(_ key: XMLNameKey) -> Int32? {
+        if keys.isEmpty { return nil }
         let mask = keys.count - 1
         var i = Self.slot(key, mask)
         while let candidate = keys[i] {
@@ -1190,8 +1193,9 @@ struct XMLNameTable {
     private mutating func grow() {
         let oldKeys = keys
         let oldIDs = ids
-        keys = Array(repeating: nil, count: oldKeys.count * 2)
-        ids = Array(repeating: 0, count: oldKeys.count * 2)
+        let capacity = max(Self.initialCapacity, oldKeys.count * 2)
+        keys = Array(repeating: nil, count: capacity)
+        ids = Array(repeating: 0, count: capacity)
         count = 0
         for (i, key) in oldKeys.enumerated() {
             if let key { insert(key, oldIDs[i]) }

@@ -46,7 +46,10 @@ enum XMLTapeReader {
             let wellFormed = XMLParse.run(raw, into: &builder) == true
             builder.keepRegistry()
             guard wellFormed, !builder.failed, let root = builder.root else { return nil }
-            return XMLTape(output: builder.output, names: builder.names, root: root, decoder: decoder)
+            // The nodes move to the tape (the builder, released next, keeps an empty output).
+            var output = XMLTapeOutput(reservingForBytes: 0)
+            swap(&output, &builder.output)
+            return XMLTape(output: output, names: builder.names, root: root, decoder: decoder)
         }
     }
 }
@@ -96,7 +99,7 @@ final class XMLTape {
     static var indexedCount: Int { 16 }
     static var scansBeforeTable: Int { 4 }
 
-    init(output: XMLTapeOutput, names: [String], root: Int32, decoder: ValueDecoder) {
+    init(output: consuming XMLTapeOutput, names: [String], root: Int32, decoder: ValueDecoder) {
         self.nodes = output.nodes
         self.leaves = output.leaves
         self.memberKeys = output.memberKeys
