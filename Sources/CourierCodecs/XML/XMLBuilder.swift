@@ -44,6 +44,9 @@ protocol XMLBuildOutput {
     /// `node` with an empty array added for each of `required` (ids into `names`) it has no member of,
     /// when it is an object; `node` itself otherwise.
     mutating func addingRequiredArrays(_ required: [Int32], to node: Node, names: [String]) -> Node
+
+    /// Frees memory of the output's own; the output must not be used afterwards.
+    mutating func release()
 }
 
 extension XMLBuildOutput {
@@ -163,6 +166,7 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     mutating func release() {
         frames.release()
         text.release()
+        output.release()
     }
 
     // MARK: Names
@@ -448,7 +452,7 @@ struct XMLBuilder<Output: XMLBuildOutput> {
             return failMismatch(error.expected)
         }
         text.truncate(to: frame.textStart)
-        while members.count > frame.membersStart { members.removeLast() }
+        if members.count > frame.membersStart { members.removeLast(members.count - frame.membersStart) }
         if frames.isEmpty {
             root = frame.arrayMember && !spread ? output.arrayOfOne(node) : node
         } else {
@@ -1039,8 +1043,8 @@ struct XMLStack<Element: BitwiseCopyable> {
     private(set) var count = 0
 
     init(capacity: Int) {
-        self.capacity = capacity
-        base = .allocate(capacity: capacity)
+        self.capacity = max(capacity, 1)
+        base = .allocate(capacity: self.capacity)
     }
 
     var isEmpty: Bool { count == 0 }
@@ -1059,6 +1063,12 @@ struct XMLStack<Element: BitwiseCopyable> {
     /// The elements from `start` to the end.
     func elements(from start: Int) -> UnsafeBufferPointer<Element> {
         UnsafeBufferPointer(start: base + start, count: count - start)
+    }
+
+    /// The elements in `range`.
+    func elements(_ range: Range<Int>) -> UnsafeBufferPointer<Element> {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        return UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
     }
 
     @inline(__always)
@@ -1088,6 +1098,12 @@ struct XMLStack<Element: BitwiseCopyable> {
         reserve(count + length)
         (base + count).update(from: elements, count: length)
         count += length
+    }
+
+    mutating func append(contentsOf elements: [Element]) {
+        elements.withUnsafeBufferPointer { buffer in
+            if let start = buffer.baseAddress { append(start, count: buffer.count) }
+        }
     }
 
     @inline(__always)

@@ -107,6 +107,8 @@ struct XMLTreeOutput: XMLBuildOutput {
 
     func leaf(_ value: consuming Value) -> Value { value }
 
+    func release() {}
+
     func array(_ elements: [Value]) -> Value { .array(elements) }
 
     func arrayOfOne(_ element: Value) -> Value { .array([element]) }

@@ -68,11 +68,12 @@ final class XMLTape {
         var count: Int32
     }
 
-    let nodes: [Node]
+    // In memory of the tape's own (moved from the builder's output), freed with the tape.
+    let nodes: XMLStack<Node>
     let leaves: [Value]
-    let memberKeys: [Int32]
-    let memberNodes: [Int32]
-    let items: [Int32]
+    let memberKeys: XMLStack<Int32>
+    let memberNodes: XMLStack<Int32>
+    let items: XMLStack<Int32>
     /// Interned names; `names[0]` is `#text`.
     let names: [String]
     /// The names as keyed containers match them: `names`, or, for the names of the document's members,
@@ -99,6 +100,14 @@ final class XMLTape {
     static var indexedCount: Int { 16 }
     static var scansBeforeTable: Int { 4 }
 
+    deinit {
+        var stacks = (nodes, memberKeys, memberNodes, items)
+        stacks.0.release()
+        stacks.1.release()
+        stacks.2.release()
+        stacks.3.release()
+    }
+
     init(output: consuming XMLTapeOutput, names: [String], root: Int32, decoder: ValueDecoder) {
         self.nodes = output.nodes
         self.leaves = output.leaves
@@ -107,7 +116,7 @@ final class XMLTape {
         self.items = output.items
         self.names = names
         if decoder.keyStrategy == .convertFromSnakeCase {
-            (keyNames, keyNamesCollide) = Self.camelCaseKeys(names, keys: output.memberKeys)
+            (keyNames, keyNamesCollide) = Self.camelCaseKeys(names, keys: output.memberKeys.elements(from: 0))
         } else {
             keyNames = names
             keyNamesCollide = false
@@ -146,7 +155,9 @@ final class XMLTape {
     /// `names` with those of the document's members (`keys`) converted from snake case to camel case (the
     /// others, of earlier documents, are never looked up), and whether two different names among them
     /// convert to the same key. (A name may have more than one id.)
-    private static func camelCaseKeys(_ names: [String], keys: [Int32]) -> (keyNames: [String], collide: Bool) {
+    private static func camelCaseKeys(
+        _ names: [String], keys: UnsafeBufferPointer<Int32>
+    ) -> (keyNames: [String], collide: Bool) {
         var converted = names
         var seen = [Bool](repeating: false, count: names.count)
         var originals: [String: String] = [:]
@@ -190,11 +201,13 @@ final class XMLTape {
 /// The direct path's output: nodes on the tape. Any failure only stops the parse, and the pivot reads the
 /// document again to say what it was.
 struct XMLTapeOutput: XMLBuildOutput {
-    var nodes: [XMLTape.Node] = []
+    // Stacks in memory of their own (no copy-on-write check per append): freed by ``release()`` or by the tape
+    // they move to.
+    var nodes: XMLStack<XMLTape.Node>
     var leaves: [Value] = []
-    var memberKeys: [Int32] = []
-    var memberNodes: [Int32] = []
-    var items: [Int32] = []
+    var memberKeys: XMLStack<Int32>
+    var memberNodes: XMLStack<Int32>
+    var items: XMLStack<Int32>
 
     static var describesFailures: Bool { false }
 
@@ -203,11 +216,18 @@ struct XMLTapeOutput: XMLBuildOutput {
     /// document of one long text needs none), so that the arrays seldom regrow (each regrowth copies them).
     init(reservingForBytes size: Int) {
         let estimate = min(size / 16, 1 << 17)
-        nodes.reserveCapacity(estimate)
+        nodes = XMLStack(capacity: estimate)
         leaves.reserveCapacity(estimate)
-        memberKeys.reserveCapacity(estimate)
-        memberNodes.reserveCapacity(estimate)
-        items.reserveCapacity(estimate / 4)
+        memberKeys = XMLStack(capacity: estimate)
+        memberNodes = XMLStack(capacity: estimate)
+        items = XMLStack(capacity: estimate / 4)
+    }
+
+    mutating func release() {
+        nodes.release()
+        memberKeys.release()
+        memberNodes.release()
+        items.release()
     }
 
     mutating func leaf(_ value: consuming Value) -> Int32 {
@@ -241,7 +261,7 @@ struct XMLTapeOutput: XMLBuildOutput {
     func appendItems(of node: Int32, to elements: inout [Int32]) -> Bool {
         let n = nodes[Int(node)]
         guard n.kind == XMLTape.Node.array else { return false }
-        elements.append(contentsOf: items[Int(n.start)..<Int(n.start + n.count)])
+        elements.append(contentsOf: items.elements(Int(n.start)..<Int(n.start + n.count)))
         return true
     }
 
@@ -288,8 +308,8 @@ struct XMLTapeOutput: XMLBuildOutput {
         }
         if missing.isEmpty { return node }
         // Re-lay the object with the empty lists appended.
-        var keys = Array(memberKeys[Int(n.start)..<Int(n.start + n.count)])
-        var values = Array(memberNodes[Int(n.start)..<Int(n.start + n.count)])
+        var keys = Array(memberKeys.elements(Int(n.start)..<Int(n.start + n.count)))
+        var values = Array(memberNodes.elements(Int(n.start)..<Int(n.start + n.count)))
         for key in missing {
             keys.append(key)
             values.append(array([]))
