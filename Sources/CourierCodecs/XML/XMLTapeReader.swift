@@ -46,10 +46,7 @@ enum XMLTapeReader {
             let wellFormed = XMLParse.run(raw, into: &builder) == true
             builder.keepRegistry()
             guard wellFormed, !builder.failed, let root = builder.root else { return nil }
-            // The nodes move to the tape (the builder, released next, keeps an empty output).
-            var output = XMLTapeOutput(reservingForBytes: 0)
-            swap(&output, &builder.output)
-            return XMLTape(output: output, names: builder.names, root: root, decoder: decoder)
+            return XMLTape(output: builder.output.take(), names: builder.names, root: root, decoder: decoder)
         }
     }
 }
@@ -208,6 +205,8 @@ struct XMLTapeOutput: XMLBuildOutput {
     var memberKeys: XMLStack<Int32>
     var memberNodes: XMLStack<Int32>
     var items: XMLStack<Int32>
+    /// Whether this copy frees the stacks (``release()``): not once ``take()`` moved them to another.
+    private var ownsStacks = true
 
     static var describesFailures: Bool { false }
 
@@ -224,10 +223,20 @@ struct XMLTapeOutput: XMLBuildOutput {
     }
 
     mutating func release() {
+        guard ownsStacks else { return }
         nodes.release()
         memberKeys.release()
         memberNodes.release()
         items.release()
+    }
+
+    /// The output, moved out: this copy no longer frees the stacks (the tape they move to does) and holds
+    /// no leaves.
+    mutating func take() -> XMLTapeOutput {
+        let moved = self
+        ownsStacks = false
+        leaves = []
+        return moved
     }
 
     mutating func leaf(_ value: consuming Value) -> Int32 {
