@@ -198,21 +198,31 @@ struct XMLTapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return node
     }
 
+    @inline(__always)
+    private func integer<T: FixedWidthInteger & Decodable>(_ key: Key) throws -> T {
+        try tape.integer(T.self, try node(key))
+    }
+
+    @inline(__always)
+    private func presentInteger<T: FixedWidthInteger & Decodable>(_ key: Key) throws -> T? {
+        try presentNode(key).map { try tape.integer(T.self, $0) }
+    }
+
     func decodeNil(forKey key: Key) throws -> Bool { tape.isNull(try node(key)) }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try tape.bool(try node(key)) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try tape.string(try node(key)) }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try tape.double(try node(key)) }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try tape.float(try node(key)) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try tape.integer(Int.self, try node(key)) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try tape.integer(Int8.self, try node(key)) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try tape.integer(Int16.self, try node(key)) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try tape.integer(Int32.self, try node(key)) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try tape.integer(Int64.self, try node(key)) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try tape.integer(UInt.self, try node(key)) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try tape.integer(UInt8.self, try node(key)) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try tape.integer(UInt16.self, try node(key)) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try tape.integer(UInt32.self, try node(key)) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try tape.integer(UInt64.self, try node(key)) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try require(key).unwrap(T.self) }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
@@ -227,36 +237,16 @@ struct XMLTapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
         try presentNode(key).map { try tape.float($0) }
     }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        try presentNode(key).map { try tape.integer(Int.self, $0) }
-    }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-        try presentNode(key).map { try tape.integer(Int8.self, $0) }
-    }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-        try presentNode(key).map { try tape.integer(Int16.self, $0) }
-    }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-        try presentNode(key).map { try tape.integer(Int32.self, $0) }
-    }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        try presentNode(key).map { try tape.integer(Int64.self, $0) }
-    }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-        try presentNode(key).map { try tape.integer(UInt.self, $0) }
-    }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-        try presentNode(key).map { try tape.integer(UInt8.self, $0) }
-    }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-        try presentNode(key).map { try tape.integer(UInt16.self, $0) }
-    }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-        try presentNode(key).map { try tape.integer(UInt32.self, $0) }
-    }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-        try presentNode(key).map { try tape.integer(UInt64.self, $0) }
-    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try presentInteger(key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try presentInteger(key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try presentInteger(key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try presentInteger(key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try presentInteger(key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try presentInteger(key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try presentInteger(key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try presentInteger(key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try presentInteger(key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try presentInteger(key) }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         try presentNode(key).map { try XMLTapeDecoding(tape: tape, node: $0).unwrap(T.self) }
     }
