@@ -76,6 +76,70 @@ import Testing
     }
 }
 
+@Suite struct ValueObjectStorageTests {
+    /// A large object's names and their index are shared by its copies: changing one copy leaves the others.
+    @Test func copiesOfIndexedObjectsAreIndependent() {
+        var a = Value.Object()
+        for i in 0..<20 { a.append("k\(i)", .int(Int64(i))) }
+        let before = a
+        var b = a
+        b.append("extra", true)
+        b["k3"] = nil
+        a["k0"] = "changed"
+        #expect(before.keys == (0..<20).map { "k\($0)" })
+        #expect(before["k0"] == .int(0) && before["extra"] == nil && before.position(of: "k3") == 3)
+        #expect(b.position(of: "extra") == 19 && b.position(of: "k4") == 3 && b["k3"] == nil)
+        #expect(a["k0"] == "changed" && a["extra"] == nil && a.count == 20)
+        let shared = Value.Object(uniqueKeys: before.keys, values: before.values)
+        var grown = shared
+        grown.append("k20", 20)
+        #expect(shared.count == 20 && shared["k20"] == nil && grown.position(of: "k20") == 20)
+    }
+
+    /// Random edits of objects that cross the index threshold both ways agree with a plain list of pairs.
+    @Test func agreesWithAListOfPairs() {
+        var random = XorShift(seed: 0x5EED)
+        var object = Value.Object()
+        var model: [(String, Int64)] = []
+        var snapshots: [(Value.Object, [(String, Int64)])] = []
+        for step in 0..<4000 {
+            let key = "k\(random.next() % 40)"
+            let n = Int64(step)
+            switch random.next() % 5 {
+            case 0, 1, 2:
+                object[key] = .int(n)
+                if let i = model.firstIndex(where: { $0.0 == key }) { model[i].1 = n } else { model.append((key, n)) }
+            case 3:
+                object[key] = nil
+                model.removeAll { $0.0 == key }
+            default:
+                snapshots.append((object, model))
+            }
+            #expect(object.keys == model.map(\.0))
+            #expect(object.values == model.map { Value.int($0.1) })
+            for probe in 0..<40 {
+                #expect(object.position(of: "k\(probe)") == model.firstIndex { $0.0 == "k\(probe)" })
+            }
+        }
+        for (copy, pairs) in snapshots {
+            #expect(copy.keys == pairs.map(\.0))
+            #expect(copy == Value.Object(pairs.map { ($0.0, Value.int($0.1)) }))
+        }
+    }
+}
+
+/// A small seeded generator (xorshift64), so that a failure repeats.
+private struct XorShift {
+    var state: UInt64
+    init(seed: UInt64) { state = seed | 1 }
+    mutating func next() -> UInt64 {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return state
+    }
+}
+
 @Suite struct ValueObjectUniqueKeysTests {
     @Test func sharesKeysAndLooksUp() {
         let keys = (0..<20).map { "k\($0)" }

@@ -15,24 +15,34 @@ extension Value {
     /// ```
     public struct Object: Sendable, Sequence {
         /// Member names, in order.
-        public private(set) var keys: [String]
+        @inlinable
+        public var keys: [String] {
+            switch names {
+            case .plain(let keys): return keys
+            case .indexed(let table): return table.keys
+            }
+        }
         /// Member values, in the order of ``keys``.
         public private(set) var values: [Value]
-        private var index: [String: Int]?
+        /// The names, with a hash index once there are more than ``indexThreshold``. One word, so that an
+        /// object takes two words and a `Value` three (a decoded tree is a quarter smaller than with the index
+        /// stored beside the names).
+        @usableFromInline var names: Names
 
         private static let indexThreshold = 16
 
         /// An empty object.
         public init() {
-            keys = []
+            names = .plain([])
             values = []
         }
 
         /// An empty object with room for `minimumCapacity` members.
         public init(minimumCapacity: Int) {
-            keys = []
-            values = []
+            var keys: [String] = []
             keys.reserveCapacity(minimumCapacity)
+            names = .plain(keys)
+            values = []
             values.reserveCapacity(minimumCapacity)
         }
 
@@ -54,26 +64,43 @@ extension Value {
         public init(uniqueKeys keys: [String], values: [Value]) {
             precondition(keys.count == values.count, "Value.Object(uniqueKeys:values:) needs one value per key")
             assert(Set(keys).count == keys.count, "duplicate key given to Value.Object(uniqueKeys:values:)")
-            self.keys = keys
+            names = keys.count > Self.indexThreshold ? .indexed(IndexedNames(keys)) : .plain(keys)
             self.values = values
-            if keys.count > Self.indexThreshold {
-                var built = [String: Int](minimumCapacity: keys.count * 2)
-                for (i, k) in keys.enumerated() { built[k] = i }
-                index = built
+        }
+
+        /// Calls `body` with the member names and values in place, neither copied nor retained one by one (for
+        /// the codecs' loops over the members of many objects).
+        @inlinable
+        package func withMembers<R, E: Error>(
+            _ body: (UnsafeBufferPointer<String>, UnsafeBufferPointer<Value>) throws(E) -> R
+        ) throws(E) -> R {
+            switch names {
+            case .plain(let keys):
+                return try keys.withUnsafeBufferPointer { (k) throws(E) -> R in
+                    try values.withUnsafeBufferPointer { (v) throws(E) -> R in try body(k, v) }
+                }
+            case .indexed(let table):
+                return try table.keys.withUnsafeBufferPointer { (k) throws(E) -> R in
+                    try values.withUnsafeBufferPointer { (v) throws(E) -> R in try body(k, v) }
+                }
             }
         }
 
         /// The number of members.
-        public var count: Int { keys.count }
+        public var count: Int { values.count }
 
         /// Whether the object has no members.
-        public var isEmpty: Bool { keys.isEmpty }
+        public var isEmpty: Bool { values.isEmpty }
 
         /// The position of the member named `key`.
         public func position(of key: String) -> Int? {
-            if let index { return index[key] }
-            for i in keys.indices where keys[i] == key { return i }
-            return nil
+            switch names {
+            case .plain(let keys):
+                for i in keys.indices where keys[i] == key { return i }
+                return nil
+            case .indexed(let table):
+                return table.index[key]
+            }
         }
 
         /// Whether a member named `key` exists.
@@ -111,14 +138,18 @@ extension Value {
         /// with ``position(of:)`` according to their policy); use ``updateValue(_:forKey:)`` otherwise.
         public mutating func append(_ key: String, _ value: Value) {
             assert(position(of: key) == nil, "duplicate key \(key) appended to Value.Object")
-            keys.append(key)
             values.append(value)
-            if index != nil {
-                index![key] = keys.count - 1
-            } else if keys.count > Self.indexThreshold {
-                var built = [String: Int](minimumCapacity: keys.count * 2)
-                for (i, k) in keys.enumerated() { built[k] = i }
-                index = built
+            switch names {
+            case .plain(var keys):
+                names = .plain([])  // keeps `keys` uniquely referenced, so the append below is in place
+                keys.append(key)
+                names = keys.count > Self.indexThreshold ? .indexed(IndexedNames(keys)) : .plain(keys)
+            case .indexed(var table):
+                names = .plain([])
+                if !isKnownUniquelyReferenced(&table) { table = IndexedNames(table.keys) }
+                table.index[key] = table.keys.count
+                table.keys.append(key)
+                names = .indexed(table)
             }
         }
 
@@ -126,14 +157,11 @@ extension Value {
         @discardableResult
         public mutating func removeValue(forKey key: String) -> Value? {
             guard let i = position(of: key) else { return nil }
+            var keys = self.keys
+            names = .plain([])
             keys.remove(at: i)
-            let old = values.remove(at: i)
-            if index != nil {
-                var built = [String: Int](minimumCapacity: keys.count * 2)
-                for (j, k) in keys.enumerated() { built[k] = j }
-                index = keys.count > Self.indexThreshold ? built : nil
-            }
-            return old
+            names = keys.count > Self.indexThreshold ? .indexed(IndexedNames(keys)) : .plain(keys)
+            return values.remove(at: i)
         }
 
         /// The members sorted by name (for canonical output).
@@ -153,6 +181,44 @@ extension Value {
                 defer { i += 1 }
                 return (keys[i], values[i])
             }
+        }
+    }
+}
+
+extension Value {
+    /// Calls `body` with the member names and values of this object in place, or returns nil when this is not
+    /// an object (``Object/withMembers(_:)`` without copying the object out of the value first).
+    @inlinable
+    package func withObjectMembers<R, E: Error>(
+        _ body: (UnsafeBufferPointer<String>, UnsafeBufferPointer<Value>) throws(E) -> R
+    ) throws(E) -> R? {
+        switch self {
+        case .object(let object): return try object.withMembers(body)
+        default: return nil
+        }
+    }
+}
+
+extension Value.Object {
+    /// An object's member names: plain, or with a hash index for large objects.
+    @usableFromInline
+    enum Names: Sendable {
+        case plain([String])
+        case indexed(IndexedNames)
+    }
+
+    /// Member names with their positions by name, shared copy-on-write by the objects that have these names.
+    @usableFromInline
+    final class IndexedNames: @unchecked Sendable {
+        // Mutated only while uniquely referenced (see `append`): never shared while it changes.
+        @usableFromInline var keys: [String]
+        var index: [String: Int]
+
+        init(_ keys: [String]) {
+            self.keys = keys
+            var built = [String: Int](minimumCapacity: keys.count * 2)
+            for (i, k) in keys.enumerated() { built[k] = i }
+            index = built
         }
     }
 }

@@ -75,19 +75,22 @@ struct ProtobufValueWriter {
     // MARK: messages
 
     func message(_ value: Value, _ layout: MessageLayout, depth: Int) throws(GiveUp) {
-        guard depth <= maxDepth, !layout.hasRequiredFields, case .object(let object) = value else { throw GiveUp() }
+        guard depth <= maxDepth, !layout.hasRequiredFields else { throw GiveUp() }
         let start = out.count
-        if try members(object, layout, depth: depth, start: start, segmented: false) { return }
+        guard let ordered = try members(value, layout, depth: depth, start: start, segmented: false) else {
+            throw GiveUp()
+        }
+        if ordered { return }
         out.truncate(to: start)
-        _ = try members(object, layout, depth: depth, start: start, segmented: true)
+        _ = try members(value, layout, depth: depth, start: start, segmented: true)
     }
 
-    /// Writes the members of `object`. Unsegmented, it returns false as soon as the members are not in
+    /// Writes the members of `object`, an object. Unsegmented, it returns false as soon as the members are not in
     /// increasing field order (the caller then starts again segmented: each field's bytes recorded, then
-    /// put in field order).
+    /// put in field order); nil when `object` is not an object.
     private func members(
-        _ object: Value.Object, _ layout: MessageLayout, depth: Int, start: Int, segmented: Bool
-    ) throws(GiveUp) -> Bool {
+        _ object: Value, _ layout: MessageLayout, depth: Int, start: Int, segmented: Bool
+    ) throws(GiveUp) -> Bool? {
         let fields = layout.hot
         let names = layout.jsonNames
         var unknown: [UInt8] = []
@@ -96,42 +99,41 @@ struct ProtobufValueWriter {
         var last = -1
         var guess = 0
         // The members are read in place (borrowed from the object's storage, not copied out one by one).
-        let ordered = try object.keys.withUnsafeBufferPointer { (keys) throws(GiveUp) -> Bool in
-            try object.values.withUnsafeBufferPointer { (values) throws(GiveUp) -> Bool in
-                for m in keys.indices {
-                    let key = keys[m]
-                    let index: Int
-                    if let found = Self.field(named: key, names, layout, guess: guess) {
-                        index = found
-                    } else if key == ProtobufCodec.unknownFieldsKey {
-                        try parseUnknown(values[m], into: &unknown)
-                        continue
-                    } else {
-                        if ignoreUnknownMembers { continue }
-                        throw GiveUp()
-                    }
-                    guess = index + 1
-                    if case .null = values[m] { continue }
-                    let f = fields[index]
-                    if f.storage == .oneof {
-                        let group = layout.fields[index].oneofIndex
-                        if oneofSet[group] { throw GiveUp() }
-                        oneofSet[group] = true
-                    }
-                    if segmented {
-                        if segments.contains(where: { $0.index == index }) { throw GiveUp() }
-                        let s = out.count
-                        try field(values[m], f, layout, index, depth: depth)
-                        segments.append((index, s, out.count))
-                    } else {
-                        if index <= last { return false }
-                        last = index
-                        try field(values[m], f, layout, index, depth: depth)
-                    }
+        let members = try object.withObjectMembers { (keys, values) throws(GiveUp) -> Bool in
+            for m in keys.indices {
+                let key = keys[m]
+                let index: Int
+                if let found = Self.field(named: key, names, layout, guess: guess) {
+                    index = found
+                } else if key == ProtobufCodec.unknownFieldsKey {
+                    try parseUnknown(values[m], into: &unknown)
+                    continue
+                } else {
+                    if ignoreUnknownMembers { continue }
+                    throw GiveUp()
                 }
-                return true
+                guess = index + 1
+                if case .null = values[m] { continue }
+                let f = fields[index]
+                if f.storage == .oneof {
+                    let group = layout.fields[index].oneofIndex
+                    if oneofSet[group] { throw GiveUp() }
+                    oneofSet[group] = true
+                }
+                if segmented {
+                    if segments.contains(where: { $0.index == index }) { throw GiveUp() }
+                    let s = out.count
+                    try field(values[m], f, layout, index, depth: depth)
+                    segments.append((index, s, out.count))
+                } else {
+                    if index <= last { return false }
+                    last = index
+                    try field(values[m], f, layout, index, depth: depth)
+                }
             }
+            return true
         }
+        guard let ordered = members else { return nil }
         if !ordered { return false }
         if segments.count > 1 {
             out.reorder(from: start, segments.sorted(by: { $0.index < $1.index }).map { ($0.start, $0.end) })

@@ -116,7 +116,8 @@ struct XMLTreeOutput: XMLBuildOutput {
     func array(of members: ArraySlice<XMLMember<Value>>) -> Value {
         var elements: [Value] = []
         elements.reserveCapacity(members.count)
-        for m in members { elements.append(m.node) }
+        // By index: each member's node is copied, not the whole member.
+        for i in members.indices { elements.append(members[i].node) }
         return .array(elements)
     }
 
@@ -140,7 +141,7 @@ struct XMLTreeOutput: XMLBuildOutput {
     ) -> Value {
         var values: [Value] = []
         values.reserveCapacity(members.count + 1)
-        for m in members { values.append(node(of: m)) }
+        for i in members.indices { values.append(node(of: members[i])) }
         if let text { values.append(text) }
         return .object(
             Value.Object(uniqueKeys: keys(for: element, members, text: text != nil, names: names), values: values))
@@ -156,8 +157,8 @@ struct XMLTreeOutput: XMLBuildOutput {
         if index < layouts.count, let layout = layouts[index], layout.ids.count == members.count + (text ? 1 : 0) {
             var same = true
             var i = 0
-            for m in members {
-                if layout.ids[i] != m.name {
+            for j in members.indices {
+                if layout.ids[i] != members[j].name {
                     same = false
                     break
                 }
@@ -169,9 +170,9 @@ struct XMLTreeOutput: XMLBuildOutput {
         var keys: [String] = []
         ids.reserveCapacity(members.count + 1)
         keys.reserveCapacity(members.count + 1)
-        for m in members {
-            ids.append(m.name)
-            keys.append(names[Int(m.name)])
+        for j in members.indices {
+            ids.append(members[j].name)
+            keys.append(names[Int(members[j].name)])
         }
         if text {
             ids.append(0)
