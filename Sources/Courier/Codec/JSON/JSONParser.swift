@@ -546,7 +546,12 @@ package struct JSONParser: ~Copyable {
     @inlinable
     package static func smallString(_ low: UInt64, _ high: UInt64, count: Int, isASCII: Bool) -> String {
         let discriminator: UInt64 = (isASCII ? 0xE0 : 0xA0) | UInt64(truncatingIfNeeded: count)
-        return unsafeBitCast((low, high | discriminator &<< 56), to: String.self)
+        var bits = (low, high | discriminator &<< 56)
+        // Moved out of the bits, not bit-cast from them: a bit cast retains its result, and a small string has
+        // nothing to retain (the retain was a call into the runtime per string).
+        return withUnsafeMutablePointer(to: &bits) { bits in
+            bits.withMemoryRebound(to: String.self, capacity: 1) { $0.move() }
+        }
     }
 
     /// Whether ``smallString(_:_:count:isASCII:)`` builds exactly the strings the standard library builds
