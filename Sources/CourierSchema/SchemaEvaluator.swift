@@ -532,9 +532,9 @@ struct SchemaEvaluator {
             return false
 
         case .required(let names):
-            guard case .object(let object) = instance else { return true }
+            guard case .object = instance else { return true }
             var valid = true
-            for name in names where !object.contains(name) {
+            for name in names where instance.objectContains(name) != true {
                 valid = false
                 guard report else { return false }
                 fail("required", "the required property \(render(.string(name))) is missing")
@@ -656,80 +656,80 @@ struct SchemaEvaluator {
     ) -> Bool {
         switch keyword {
         case .properties(let byName, let names, let targets):
-            guard case .object(let object) = instance else { return true }
-            var valid = true
-            let keys = object.keys
-            let values = object.values
-            let scan = names.count <= 16
-            var expected = 0
-            for i in keys.indices {
-                let target: Int
-                if scan {
-                    // Few names: comparing strings beats hashing them, and members usually come in the
-                    // schema's order, so the next name is tried first.
-                    let position: Int
-                    if expected < names.count, names[expected] == keys[i] {
-                        position = expected
-                    } else if let found = names.firstIndex(of: keys[i]) {
-                        position = found
+            // Read in place from the instance, without copying the object out of it.
+            return instance.withObjectMembers { (keys, values) -> Bool in
+                var valid = true
+                let scan = names.count <= 16
+                var expected = 0
+                for i in keys.indices {
+                    let target: Int
+                    if scan {
+                        // Few names: comparing strings beats hashing them, and members usually come in the
+                        // schema's order, so the next name is tried first.
+                        let position: Int
+                        if expected < names.count, names[expected] == keys[i] {
+                            position = expected
+                        } else if let found = names.firstIndex(of: keys[i]) {
+                            position = found
+                        } else {
+                            continue
+                        }
+                        expected = position + 1
+                        target = targets[position]
                     } else {
-                        continue
+                        guard let found = byName[keys[i]] else { continue }
+                        target = found
                     }
-                    expected = position + 1
-                    target = targets[position]
-                } else {
-                    guard let found = byName[keys[i]] else { continue }
-                    target = found
-                }
-                if parts != nil { parts!.properties.insert(keys[i]) }
-                if !descend(target, values[i], at: .key(keys[i]), slot: i, "properties", keys[i], report: report) {
-                    valid = false
-                    if !report || stopped { return false }
-                }
-            }
-            return valid
-
-        case .patternProperties(let patterns):
-            guard case .object(let object) = instance else { return true }
-            var valid = true
-            let keys = object.keys
-            let values = object.values
-            for i in keys.indices {
-                for pattern in patterns {
-                    guard let matched = test(pattern.matcher, pattern.source, keys[i]) else { return false }
-                    guard matched else { continue }
                     if parts != nil { parts!.properties.insert(keys[i]) }
-                    if !descend(pattern.node, values[i], at: .key(keys[i]), slot: i, "patternProperties",
-                                pattern.source, report: report)
-                    {
+                    if !descend(target, values[i], at: .key(keys[i]), slot: i, "properties", keys[i], report: report) {
                         valid = false
                         if !report || stopped { return false }
                     }
                 }
-            }
-            return valid
+                return valid
+            } ?? true
+
+        case .patternProperties(let patterns):
+            // Read in place from the instance, without copying the object out of it.
+            return instance.withObjectMembers { (keys, values) -> Bool in
+                var valid = true
+                for i in keys.indices {
+                    for pattern in patterns {
+                        guard let matched = test(pattern.matcher, pattern.source, keys[i]) else { return false }
+                        guard matched else { continue }
+                        if parts != nil { parts!.properties.insert(keys[i]) }
+                        if !descend(pattern.node, values[i], at: .key(keys[i]), slot: i, "patternProperties",
+                                    pattern.source, report: report)
+                        {
+                            valid = false
+                            if !report || stopped { return false }
+                        }
+                    }
+                }
+                return valid
+            } ?? true
 
         case .additionalProperties(let target, let named, let patterns, let alwaysFalse):
-            guard case .object(let object) = instance else { return true }
-            var valid = true
-            let keys = object.keys
-            let values = object.values
-            members: for i in keys.indices where !named.contains(keys[i]) {
-                for pattern in patterns {
-                    guard let matched = test(pattern, "of patternProperties", keys[i]) else { return false }
-                    if matched { continue members }
+            // Read in place from the instance, without copying the object out of it.
+            return instance.withObjectMembers { (keys, values) -> Bool in
+                var valid = true
+                members: for i in keys.indices where !named.contains(keys[i]) {
+                    for pattern in patterns {
+                        guard let matched = test(pattern, "of patternProperties", keys[i]) else { return false }
+                        if matched { continue members }
+                    }
+                    if alwaysFalse {
+                        valid = false
+                        guard report else { return false }
+                        fail("additionalProperties", "the property \(render(.string(keys[i]))) is not allowed")
+                    } else if !descend(target, values[i], at: .key(keys[i]), slot: i, "additionalProperties", report: report) {
+                        valid = false
+                        if !report || stopped { return false }
+                    }
                 }
-                if alwaysFalse {
-                    valid = false
-                    guard report else { return false }
-                    fail("additionalProperties", "the property \(render(.string(keys[i]))) is not allowed")
-                } else if !descend(target, values[i], at: .key(keys[i]), slot: i, "additionalProperties", report: report) {
-                    valid = false
-                    if !report || stopped { return false }
-                }
-            }
-            if parts != nil { parts!.allProperties = true }
-            return valid
+                if parts != nil { parts!.allProperties = true }
+                return valid
+            } ?? true
 
         case .propertyNames(let target):
             guard case .object(let object) = instance else { return true }

@@ -186,6 +186,16 @@ extension Value {
 }
 
 extension Value {
+    /// Whether this object has a member named `key`; nil when this is not an object (``Object/contains(_:)``
+    /// without copying the object out of the value first).
+    @inlinable
+    package func objectContains(_ key: String) -> Bool? {
+        switch self {
+        case .object(let object): return object.contains(key)
+        default: return nil
+        }
+    }
+
     /// Calls `body` with the member names and values of this object in place, or returns nil when this is not
     /// an object (``Object/withMembers(_:)`` without copying the object out of the value first).
     @inlinable

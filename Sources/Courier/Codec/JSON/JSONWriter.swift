@@ -198,24 +198,37 @@ struct JSONWriter {
                 append("{}")
                 return
             }
-            let members = sortedKeys ? object.sortedByKey() : object
             output.append(UInt8(ascii: "{"))
-            let keys = members.keys
-            let values = members.values
-            for i in keys.indices {
-                if i > 0 { output.append(UInt8(ascii: ",")) }
-                if pretty { newline(depth + 1) }
-                writeString(keys[i])
-                output.append(UInt8(ascii: ":"))
-                if pretty { output.append(UInt8(ascii: " ")) }
-                do {
-                    try write(values[i], depth: depth + 1)
-                } catch {
-                    throw prefixed(error, .key(keys[i]))
+            if sortedKeys {
+                try object.sortedByKey().withMembers { (keys, values) throws(CourierError) in
+                    try writeMembers(keys, values, depth: depth)
+                }
+            } else {
+                // Read in place from `value`, without copying the object out of it.
+                try value.withObjectMembers { (keys, values) throws(CourierError) in
+                    try writeMembers(keys, values, depth: depth)
                 }
             }
             if pretty { newline(depth) }
             output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Writes an object's members (`keys` and their `values`), between its braces.
+    private mutating func writeMembers(
+        _ keys: UnsafeBufferPointer<String>, _ values: UnsafeBufferPointer<Value>, depth: Int
+    ) throws(CourierError) {
+        for i in keys.indices {
+            if i > 0 { output.append(UInt8(ascii: ",")) }
+            if pretty { newline(depth + 1) }
+            writeString(keys[i])
+            output.append(UInt8(ascii: ":"))
+            if pretty { output.append(UInt8(ascii: " ")) }
+            do {
+                try write(values[i], depth: depth + 1)
+            } catch {
+                throw prefixed(error, .key(keys[i]))
+            }
         }
     }
 
