@@ -171,6 +171,7 @@ struct ProtobufValueWriter {
         if !ok { throw GiveUp() }
     }
 
+    @inline(__always)
     func field(_ value: Value, _ f: HotField, _ layout: MessageLayout, _ index: Int, depth: Int)
         throws(GiveUp)
     {
