@@ -31,6 +31,11 @@ extension Value {
 
         private static let indexThreshold = 16
 
+        /// The storage of `keys`: indexed when there are more than ``indexThreshold``.
+        private static func names(_ keys: [String]) -> Names {
+            keys.count > indexThreshold ? .indexed(IndexedNames(keys)) : .plain(keys)
+        }
+
         /// An empty object.
         public init() {
             names = .plain([])
@@ -64,7 +69,7 @@ extension Value {
         public init(uniqueKeys keys: [String], values: [Value]) {
             precondition(keys.count == values.count, "Value.Object(uniqueKeys:values:) needs one value per key")
             assert(Set(keys).count == keys.count, "duplicate key given to Value.Object(uniqueKeys:values:)")
-            names = keys.count > Self.indexThreshold ? .indexed(IndexedNames(keys)) : .plain(keys)
+            names = Self.names(keys)
             self.values = values
         }
 
@@ -143,7 +148,7 @@ extension Value {
             case .plain(var keys):
                 names = .plain([])  // keeps `keys` uniquely referenced, so the append below is in place
                 keys.append(key)
-                names = keys.count > Self.indexThreshold ? .indexed(IndexedNames(keys)) : .plain(keys)
+                names = Self.names(keys)
             case .indexed(var table):
                 names = .plain([])
                 if !isKnownUniquelyReferenced(&table) { table = IndexedNames(table.keys) }
@@ -160,7 +165,7 @@ extension Value {
             var keys = self.keys
             names = .plain([])
             keys.remove(at: i)
-            names = keys.count > Self.indexThreshold ? .indexed(IndexedNames(keys)) : .plain(keys)
+            names = Self.names(keys)
             return values.remove(at: i)
         }
 
