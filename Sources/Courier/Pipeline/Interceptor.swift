@@ -114,9 +114,9 @@ public enum InterceptorRole: Int, Sendable, Comparable, CaseIterable, CustomStri
 public struct InterceptorNext: Sendable {
     private enum Target: Sendable {
         case function(@Sendable (CourierRequest) async throws -> CourierResponse)
-        /// The pipeline's own stages: the position to run next, held without a closure, so passing the request
-        /// on allocates nothing and costs one call.
-        case stage(Pipeline, index: Int, context: InterceptorContext, recorder: TraceRecorder?)
+        /// The pipeline's own stages: the call's run and the position to run next, held without a closure, so
+        /// passing the request on allocates nothing, copies one reference and costs one call.
+        case stage(PipelineCall, index: Int)
     }
 
     private let target: Target
@@ -126,9 +126,9 @@ public struct InterceptorNext: Sendable {
         target = .function(run)
     }
 
-    /// The rest of `pipeline` from stage `index` on.
-    init(_ pipeline: Pipeline, index: Int, context: InterceptorContext, recorder: TraceRecorder?) {
-        target = .stage(pipeline, index: index, context: context, recorder: recorder)
+    /// The rest of `call`'s pipeline from stage `index` on.
+    init(_ call: PipelineCall, index: Int) {
+        target = .stage(call, index: index)
     }
 
     /// Sends `request` through the rest of the chain. Runs on the caller's executor until the next stage starts
@@ -136,8 +136,8 @@ public struct InterceptorNext: Sendable {
     nonisolated(nonsending) public func callAsFunction(_ request: CourierRequest) async throws -> CourierResponse {
         switch target {
         case .function(let run): try await run(request)
-        case .stage(let pipeline, let index, let context, let recorder):
-            try await pipeline.run(index, request, context, recorder)
+        case .stage(let call, let index):
+            try await call.pipeline.run(index, request, call)
         }
     }
 }

@@ -93,14 +93,14 @@ public struct Pipeline: Sendable {
     nonisolated(nonsending) public func execute(
         _ request: CourierRequest, context: InterceptorContext
     ) async throws -> CourierResponse {
-        try await run(0, request, context, nil)
+        try await run(0, request, PipelineCall(pipeline: self, context: context, recorder: nil))
     }
 
     /// Runs `request` through the chain; with a `recorder`, every stage's effect is traced.
     nonisolated(nonsending) package func execute(
         _ request: CourierRequest, context: InterceptorContext, recorder: TraceRecorder?
     ) async throws -> CourierResponse {
-        try await run(0, request, context, recorder)
+        try await run(0, request, PipelineCall(pipeline: self, context: context, recorder: recorder))
     }
 
     /// Runs stage `index` (the transport after the last stage). Inlined into ``InterceptorNext``'s call, so a stage
@@ -109,22 +109,22 @@ public struct Pipeline: Sendable {
     /// (stage observers, traces) live in functions of their own.
     @inline(__always)
     nonisolated(nonsending) func run(
-        _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
+        _ index: Int, _ request: CourierRequest, _ call: PipelineCall
     ) async throws -> CourierResponse {
-        if context.storage.observesStages.load(ordering: .acquiring) {
-            return try await runObserved(index, request, context, recorder)
+        if call.context.storage.observesStages.load(ordering: .acquiring) {
+            return try await runObserved(index, request, call)
         }
-        return try await runStage(index, request, context, recorder)
+        return try await runStage(index, request, call)
     }
 
     @inline(never)
     nonisolated(nonsending) private func runObserved(
-        _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
+        _ index: Int, _ request: CourierRequest, _ call: PipelineCall
     ) async throws -> CourierResponse {
-        let observers = context.storage.stageObservers
+        let observers = call.context.storage.stageObservers
         let name = index == stages.count ? "transport" : stages[index].name
-        return try await Self.observed(name, request, context, observers[...]) { request in
-            try await runStage(index, request, context, recorder)
+        return try await Self.observed(name, request, call.context, observers[...]) { request in
+            try await runStage(index, request, call)
         }
     }
 
@@ -140,18 +140,18 @@ public struct Pipeline: Sendable {
     }
 
     nonisolated(nonsending) private func runStage(
-        _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder?
+        _ index: Int, _ request: CourierRequest, _ call: PipelineCall
     ) async throws -> CourierResponse {
         let stages = chain.stages
         if index == stages.count {
-            return try await sendThroughTransport(request, context, recorder)
+            return try await sendThroughTransport(request, call.context, call.recorder)
         }
-        if let recorder {
-            return try await runRecorded(index, request, context, recorder)
+        if let recorder = call.recorder {
+            return try await runRecorded(index, request, call, recorder)
         }
         do {
             return try await stages[index].intercept(
-                request, context: context, next: InterceptorNext(self, index: index + 1, context: context, recorder: nil))
+                request, context: call.context, next: InterceptorNext(call, index: index + 1))
         } catch {
             throw Self.attribute(error, to: stages[index].name)
         }
@@ -159,10 +159,11 @@ public struct Pipeline: Sendable {
 
     @inline(never)
     nonisolated(nonsending) private func runRecorded(
-        _ index: Int, _ request: CourierRequest, _ context: InterceptorContext, _ recorder: TraceRecorder
+        _ index: Int, _ request: CourierRequest, _ call: PipelineCall, _ recorder: TraceRecorder
     ) async throws -> CourierResponse {
         let stage = stages[index]
-        let next = InterceptorNext(self, index: index + 1, context: context, recorder: recorder)
+        let next = InterceptorNext(call, index: index + 1)
+        let context = call.context
         do {
             return try await recorder.record(stage: stage.name, request: request, next: next) { next in
                 try await stage.intercept(request, context: context, next: next)
@@ -268,5 +269,20 @@ extension HTTPFields {
             found = field.value
         }
         return found
+    }
+}
+
+/// One run of a request through a pipeline: what every stage's ``InterceptorNext`` shares, since only the
+/// position differs from stage to stage. Passing the request on then copies this one reference, not the
+/// pipeline, the context and the recorder.
+final class PipelineCall: Sendable {
+    let pipeline: Pipeline
+    let context: InterceptorContext
+    let recorder: TraceRecorder?
+
+    init(pipeline: Pipeline, context: InterceptorContext, recorder: TraceRecorder?) {
+        self.pipeline = pipeline
+        self.context = context
+        self.recorder = recorder
     }
 }
