@@ -153,6 +153,21 @@ def table(results):
         if cells:
             floor_notes.append(f"Codable {measure} floor (no parsing or formatting at all): " + "; ".join(cells))
 
+    # The trees' own floor beside swift-protobuf (ValueFloor.swift): the same `Value` built again from its pieces,
+    # parsing nothing. A decoder to `Value` cannot beat swift-protobuf by more than the floor of its tree does.
+    for name, floor, row in (("protobuf → Value", "valuefloor", "value"), ("ProtobufRawDecoder", "rawfloor", "raw")):
+        cells = []
+        for size in SIZES:
+            floor_time = percentile(results, f"protobuf.decode.{floor} {size} Value", TIME)
+            peer_time = percentile(results, f"protobuf.decode {size} swift-protobuf", TIME)
+            ours_time = percentile(results, f"protobuf.decode.{row} {size} Courier", TIME)
+            if floor_time and peer_time and ours_time:
+                cells.append(f"{size} users: floor {peer_time / floor_time:.2f}× swift-protobuf, "
+                             f"Courier at {floor_time / ours_time:.2f}× the floor's speed")
+        if cells:
+            floor_notes.append(f"{name} tree floor (the same `Value` built from its pieces, no parsing): "
+                               + "; ".join(cells))
+
     # The pipeline: a whole send() through 10 no-op interceptors on the in-memory transport.
     send = percentile(results, "chain.send10 - Courier", TIME)
     untimed = percentile(results, "chain.send10.untimed - Courier", TIME)

@@ -127,11 +127,15 @@ let benchmarks: @Sendable () -> Void = {
         BenchmarkSupport.check(
             (try! codec.encode(model: peerModel, hints: hints, encoder: ValueEncoder())) == data,
             "\(file): typed encode vs swift-protobuf")
-        BenchmarkSupport.check(
-            (try? ProtobufRawDecoder().decode(data)) != nil, "\(file): ProtobufRawDecoder rejects the page")
+        let rawValue = try? ProtobufRawDecoder().decode(data)
+        BenchmarkSupport.check(rawValue != nil, "\(file): ProtobufRawDecoder rejects the page")
 
         let tape = FloorTape(peerModel)
         BenchmarkSupport.check(try! tape.decode(UserListResponse.self) == peerModel, "\(file): the Codable floor's tape")
+        let valueFloor = ValueFloor(value)
+        BenchmarkSupport.check(valueFloor.build() == value, "\(file): the Value floor's program")
+        let rawFloor = ValueFloor(rawValue ?? .null)
+        BenchmarkSupport.check(rawFloor.build() == rawValue, "\(file): the raw Value floor's program")
 
         let timed = BenchmarkSupport.timed()
 
@@ -160,6 +164,13 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark("protobuf.decode.raw \(size) Courier", configuration: timed) { benchmark in
             let raw = ProtobufRawDecoder()
             for _ in benchmark.scaledIterations { blackHole(try! raw.decode(data)) }
+        }
+        // The trees' own cost, with no parsing at all (ValueFloor.swift): no decoder to `Value` can beat it.
+        Benchmark("protobuf.decode.valuefloor \(size) Value", configuration: timed) { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(valueFloor.build()) }
+        }
+        Benchmark("protobuf.decode.rawfloor \(size) Value", configuration: timed) { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(rawFloor.build()) }
         }
 
         Benchmark("protobuf.encode \(size) swift-protobuf", configuration: timed) { benchmark in
