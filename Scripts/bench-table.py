@@ -112,6 +112,20 @@ def fmt_count(value):
     return "—" if value is None else f"{value:,.0f}"
 
 
+def floor_line(results, label, floor, peer, ours):
+    """A note line on a floor (benchmark names with `{}` for the size): how far below the peer it is, and how close
+    Courier comes to it; none when no size has all three."""
+    cells = []
+    for size in SIZES:
+        floor_time = percentile(results, floor.format(size), TIME)
+        peer_time = percentile(results, peer.format(size), TIME)
+        ours_time = percentile(results, ours.format(size), TIME)
+        if floor_time and peer_time and ours_time:
+            cells.append(f"{size} users: floor {peer_time / floor_time:.2f}× swift-protobuf, "
+                         f"Courier at {floor_time / ours_time:.2f}× the floor's speed")
+    return [f"{label}: " + "; ".join(cells)] if cells else []
+
+
 def table(results):
     """The ratio table's lines, and whether every row could be computed."""
     complete = True
@@ -141,32 +155,18 @@ def table(results):
     # Codable's own floor beside swift-protobuf (CodableFloor.swift): a decoder that parses nothing and an encoder
     # that formats nothing. The plain Codable rows cannot beat swift-protobuf by more than its floor does (the
     # `@ProtobufModel` rows do not go through Codable).
-    for measure, row in (("decode", "protobuf.decode.codable"), ("encode", "protobuf.encode.codable")):
-        cells = []
-        for size in SIZES:
-            floor_time = percentile(results, f"protobuf.{measure}.floor {size} Codable", TIME)
-            peer_time = percentile(results, f"protobuf.{measure} {size} swift-protobuf", TIME)
-            ours_time = percentile(results, f"{row} {size} Courier", TIME)
-            if floor_time and peer_time and ours_time:
-                cells.append(f"{size} users: floor {peer_time / floor_time:.2f}× swift-protobuf, "
-                             f"Courier at {floor_time / ours_time:.2f}× the floor's speed")
-        if cells:
-            floor_notes.append(f"Codable {measure} floor (no parsing or formatting at all): " + "; ".join(cells))
-
+    for measure in ("decode", "encode"):
+        floor_notes += floor_line(
+            results, f"Codable {measure} floor (no parsing or formatting at all)",
+            f"protobuf.{measure}.floor {{}} Codable", f"protobuf.{measure} {{}} swift-protobuf",
+            f"protobuf.{measure}.codable {{}} Courier")
     # The trees' own floor beside swift-protobuf (ValueFloor.swift): the same `Value` built again from its pieces,
     # parsing nothing. A decoder to `Value` cannot beat swift-protobuf by more than the floor of its tree does.
     for name, floor, row in (("protobuf → Value", "valuefloor", "value"), ("ProtobufRawDecoder", "rawfloor", "raw")):
-        cells = []
-        for size in SIZES:
-            floor_time = percentile(results, f"protobuf.decode.{floor} {size} Value", TIME)
-            peer_time = percentile(results, f"protobuf.decode {size} swift-protobuf", TIME)
-            ours_time = percentile(results, f"protobuf.decode.{row} {size} Courier", TIME)
-            if floor_time and peer_time and ours_time:
-                cells.append(f"{size} users: floor {peer_time / floor_time:.2f}× swift-protobuf, "
-                             f"Courier at {floor_time / ours_time:.2f}× the floor's speed")
-        if cells:
-            floor_notes.append(f"{name} tree floor (the same `Value` built from its pieces, no parsing): "
-                               + "; ".join(cells))
+        floor_notes += floor_line(
+            results, f"{name} tree floor (the same `Value` built from its pieces, no parsing)",
+            f"protobuf.decode.{floor} {{}} Value", "protobuf.decode {} swift-protobuf",
+            f"protobuf.decode.{row} {{}} Courier")
 
     # The pipeline: a whole send() through 10 no-op interceptors on the in-memory transport.
     send = percentile(results, "chain.send10 - Courier", TIME)
