@@ -12,6 +12,8 @@ import SwiftProtobuf
 ///
 /// The typed rows read and write this model, a `Codable` struct with `@ProtobufModel` (generated member-by-member
 /// code, as swift-protobuf's side has); `PlainUserListResponse` is the same page without it, through `Codable`.
+/// The floors beside them parse nothing: `Codable`'s own cost (CodableFloor.swift) and the cost of the `Value` trees
+/// alone (ValueFloor.swift).
 @ProtobufModel
 struct UserListResponse: Codable, Equatable {
     @ProtobufModel
