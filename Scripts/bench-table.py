@@ -161,7 +161,7 @@ def table(results):
             f"protobuf.{measure}.floor {{}} Codable", f"protobuf.{measure} {{}} swift-protobuf",
             f"protobuf.{measure}.codable {{}} Courier")
     # The trees' own floor beside swift-protobuf (ValueFloor.swift): the same `Value` built again from its pieces,
-    # parsing nothing. A decoder to `Value` cannot beat swift-protobuf by more than the floor of its tree does.
+    # parsing nothing. A decoder to `Value` can beat swift-protobuf by little more than the floor of its tree does.
     for name, floor, row in (("protobuf → Value", "valuefloor", "value"), ("ProtobufRawDecoder", "rawfloor", "raw")):
         floor_notes += floor_line(
             results, f"{name} tree floor (the same `Value` built from its pieces, no parsing)",

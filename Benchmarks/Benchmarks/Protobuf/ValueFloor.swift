@@ -5,7 +5,8 @@ import Courier
 /// final size, each object sharing the decoded tree's member names (as the decoders share them), each string
 /// (and byte string) made anew from its bytes (as any decoder must; `String(decoding:)` keeps strings of up to 15 bytes
 /// inline). What it costs is the tree itself: its allocations, its stores and, when the benchmark drops it, its
-/// release. No decoder to `Value` can go below it; `protobuf.decode.valuefloor` and `protobuf.decode.rawfloor` set
+/// release. A decoder to `Value` can come near it only (by building short strings more cheaply than
+/// `String(decoding:)`, say, not by allocating less); `protobuf.decode.valuefloor` and `protobuf.decode.rawfloor` set
 /// it beside swift-protobuf's generated code for the trees of `ProtobufCodec` and of `ProtobufRawDecoder`.
 final class ValueFloor: @unchecked Sendable {  // one benchmark builds from it at a time
     private enum Step {
