@@ -93,6 +93,10 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     var members: [Member] = []
     var text = XMLStack<UInt8>(capacity: 256)
     var nameIDs = XMLNameTable()
+    /// Guesses of the next start tag's name, by where it starts (``guessSlot(parent:)``): documents repeat the
+    /// same children in the same order, so most start tags are the name seen at the same place before, told by
+    /// comparing libxml2's two name pointers instead of looking them up in ``nameIDs``.
+    var guesses: XMLStack<XMLNameGuess>
     /// Interned names by id; `names[0]` is `#text`. From the registry, and grown by this parse.
     var names: [String]
     /// Names by their text, for the ids of the registry.
@@ -128,6 +132,9 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     /// Whether the parse takes a kept parser context from ``XMLParserPool`` and hands it back; `false` only
     /// in tests that compare a fresh context with a kept one.
     var reusesParser = true
+    /// Whether start tags are first checked against the name guessed for their place (``guesses``); `false`
+    /// only in tests that compare both ways.
+    var guessesNames = true
 
     /// A builder starting from what earlier parses with the same root shape learned (see
     /// ``XMLRegistry``).
@@ -144,6 +151,8 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         rootShapeID = registry.rootShapeID
         registrySize = (names.count, resolvedShapes.count, shapeCache.count)
         registryToken = registry.token
+        // Two slots per shape the registry knows (see `guessSlot(parent:)`).
+        guesses = XMLStack(capacity: 2 * resolvedShapes.count + 2)
         members.reserveCapacity(64)
     }
 
@@ -166,6 +175,7 @@ struct XMLBuilder<Output: XMLBuildOutput> {
     mutating func release() {
         frames.release()
         text.release()
+        guesses.release()
         output.release()
     }
 
@@ -319,13 +329,23 @@ struct XMLBuilder<Output: XMLBuildOutput> {
             return failLimit(
                 "an element has more children and attributes", "maximumContainerCount", limits.maximumContainerCount)
         }
-        let name = intern(prefix: prefix, local: localname, kind: 0)
+        let slot = !guessesNames || frames.isEmpty ? -1 : guessSlot(parent: frames[frames.count - 1])
+        let name: Int32
+        if slot >= 0, slot < guesses.count, guesses[slot].local == UnsafeRawPointer(localname),
+            guesses[slot].prefix == UnsafeRawPointer(prefix)
+        {
+            name = guesses[slot].name
+        } else {
+            name = intern(prefix: prefix, local: localname, kind: 0)
+            if slot >= 0 { guess(name, local: localname, prefix: prefix, at: slot) }
+        }
 
         // The element's shape comes from its parent (or the hints, for the root), resolved once per
         // (parent shape, name) and then read from the cache.
         var resolvedID: Int32 = 0
         if !frames.isEmpty {
             let p = frames.count - 1
+            defer { frames[p].lastChildShape = resolvedID }
             frames[p].childCount += 1
             if frames[p].childCount == 1 { frames[p].firstChild = name }
             if frames[p].wrapper {
@@ -335,15 +355,15 @@ struct XMLBuilder<Output: XMLBuildOutput> {
                             + "elements but also <\(names[Int(name)])>",
                         pending: .index(frames[p].childCount - 1))
                 }
-                resolvedID = resolve(parent: frames[p].shapeID, name: -1)
+                resolvedID = resolve(parent: frames[p].shapeID, name: -1, guessedAt: slot)
             } else if frames[p].shapeID != 0 {
                 if frames[p].childCount == 1, frames[p].arrayMember,
                     Self.isWrapper(resolvedShapes[Int(frames[p].shapeID)].shape, child: names[Int(name)])
                 {
                     frames[p].wrapper = true
-                    resolvedID = resolve(parent: frames[p].shapeID, name: -1)
+                    resolvedID = resolve(parent: frames[p].shapeID, name: -1, guessedAt: slot)
                 } else {
-                    resolvedID = resolve(parent: frames[p].shapeID, name: name)
+                    resolvedID = resolve(parent: frames[p].shapeID, name: name, guessedAt: slot)
                 }
             }
         } else {
@@ -361,7 +381,7 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         frames.append(
             XMLFrame(
                 name: name, shapeID: resolvedID, optional: optional, scalarKind: scalarKind, arrayMember: arrayMember, wrapper: false, isNil: false, textStart: text.count,
-                membersStart: membersStart, attributeCount: 0, childCount: 0, firstChild: -1))
+                membersStart: membersStart, attributeCount: 0, childCount: 0, firstChild: -1, lastChildShape: 0))
         if namespaceCount > 0, let namespaces {
             for i in 0..<namespaceCount {
                 let id = intern(prefix: namespaces[2 * i], local: nil, kind: 2)
@@ -417,6 +437,37 @@ struct XMLBuilder<Output: XMLBuildOutput> {
             namesGrew = false
             checkDistinctNames()
         }
+    }
+
+    /// Where the guess for the next child of `parent` is kept: after a child of a known shape, the slot of that
+    /// shape's next sibling; for the first child of an element of a known shape, that shape's first child; `-1`
+    /// otherwise. (A shape id other than 0 stands for one (parent shape, name) pair.)
+    @inline(__always)
+    private func guessSlot(parent: XMLFrame) -> Int {
+        if parent.lastChildShape > 0 { return 2 * Int(parent.lastChildShape) + 1 }
+        if parent.childCount == 0, parent.shapeID > 0 { return 2 * Int(parent.shapeID) }
+        return -1
+    }
+
+    /// Remembers that the name at `slot` was `name`, spelled by libxml2's pointers `local` and `prefix`.
+    private mutating func guess(
+        _ name: Int32, local: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, at slot: Int
+    ) {
+        while guesses.count <= slot { guesses.append(XMLNameGuess(local: nil, prefix: nil, name: -1)) }
+        guesses[slot] = XMLNameGuess(
+            local: UnsafeRawPointer(local), prefix: prefix.map(UnsafeRawPointer.init), name: name)
+    }
+
+    /// ``resolve(parent:name:)``, answered from the guess at `slot` when the guess holds the same question.
+    @inline(__always)
+    private mutating func resolve(parent: Int32, name: Int32, guessedAt slot: Int) -> Int32 {
+        guard slot >= 0, slot < guesses.count else { return resolve(parent: parent, name: name) }
+        if guesses[slot].resolvedParent == parent, guesses[slot].resolvedName == name { return guesses[slot].resolved }
+        let id = resolve(parent: parent, name: name)
+        guesses[slot].resolvedParent = parent
+        guesses[slot].resolvedName = name
+        guesses[slot].resolved = id
+        return id
     }
 
     mutating func characters(_ bytes: UnsafePointer<xmlChar>?, _ length: Int) {
@@ -1021,6 +1072,21 @@ struct XMLFrame {
     var childCount: Int
     /// The name of the first child, for the wrapper check.
     var firstChild: Int32
+    /// The resolved shape id of the last child started (0 before the first, or when it had none): where the
+    /// builder guesses the next child's name.
+    var lastChildShape: Int32
+}
+
+/// A start tag's name as libxml2 spells it (its dictionary's pointers) and its interned id, and the last shape
+/// resolved there: `resolved` is `resolve(parent: resolvedParent, name: resolvedName)` (no question yet while
+/// `resolvedParent` is `-1`).
+struct XMLNameGuess {
+    var local: UnsafeRawPointer?
+    var prefix: UnsafeRawPointer?
+    var name: Int32
+    var resolvedParent: Int32 = -1
+    var resolvedName: Int32 = 0
+    var resolved: Int32 = 0
 }
 
 /// A shape as an element uses it: optional and array wrappers removed and remembered.

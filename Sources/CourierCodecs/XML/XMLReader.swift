@@ -20,11 +20,12 @@ enum XMLReader {
     static let libxml2MaximumDepth = 256
 
     /// Parses `data`; returns the root element's name and content. `marksWholeInput: false` parses as
-    /// libxml2 does by default, refilling and shrinking its input as it goes, and `reusesParser: false` on a
-    /// parser context of its own, not a kept one (for tests that compare).
+    /// libxml2 does by default, refilling and shrinking its input as it goes, `reusesParser: false` on a
+    /// parser context of its own, not a kept one, and `guessesNames: false` looks every start tag's name up
+    /// (for tests that compare).
     static func read(
         _ data: Data, shape: ValueShape?, limits: DecodingLimits, marksWholeInput: Bool = true,
-        reusesParser: Bool = true
+        reusesParser: Bool = true, guessesNames: Bool = true
     ) throws -> (rootName: String, value: Value) {
         _ = initialized
         guard data.count <= limits.maximumInputSize else {
@@ -56,6 +57,7 @@ enum XMLReader {
             var builder = XMLBuilder(output: XMLTreeOutput(), shape: shape ?? .any, limits: limits)
             builder.marksWholeInput = marksWholeInput
             builder.reusesParser = reusesParser
+            builder.guessesNames = guessesNames
             defer { builder.release() }
             let parsed = XMLParse.run(raw, into: &builder)
             builder.keepRegistry()
