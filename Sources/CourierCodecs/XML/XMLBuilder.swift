@@ -18,6 +18,9 @@ protocol XMLBuildOutput {
     /// A scalar: any `Value` that is not a container, or an empty object.
     mutating func leaf(_ value: consuming Value) -> Node
 
+    /// A scalar that is not an object (what ``XMLMapping/scalar(_:kind:optional:)`` makes).
+    mutating func scalar(_ value: consuming Value) -> Node
+
     /// An array of `elements`.
     mutating func array(_ elements: [Node]) -> Node
 
@@ -39,7 +42,9 @@ protocol XMLBuildOutput {
 
     /// The object of an element named `element` whose members are `members` (no name repeats, see
     /// ``XMLBuildOutput/node(of:)``), followed by `text` under `#text` (id 0) when there is one.
-    mutating func object(element: Int32, members: ArraySlice<XMLMember<Node>>, text: Node?, names: [String]) -> Node
+    mutating func object(
+        element: Int32, members: UnsafeBufferPointer<XMLMember<Node>>, text: Node?, names: [String]
+    ) -> Node
 
     /// `node` with an empty array added for each of `required` (ids into `names`) it has no member of,
     /// when it is an object; `node` itself otherwise.
@@ -50,6 +55,8 @@ protocol XMLBuildOutput {
 }
 
 extension XMLBuildOutput {
+    mutating func scalar(_ value: consuming Value) -> Node { leaf(value) }
+
     /// A member's value in its object: an element the shape expects as an array becomes an array of one.
     mutating func node(of member: XMLMember<Node>) -> Node {
         member.arrayShaped && !member.spread ? arrayOfOne(member.node) : member.node
@@ -528,7 +535,7 @@ struct XMLBuilder<Output: XMLBuildOutput> {
                 } else {
                     try XMLMapping.scalar(bytes, shape: resolvedShapes[Int(frame.shapeID)].shape, optional: frame.optional)
                 }
-            return (output.leaf(value), false)
+            return (frame.scalarKind != nil ? output.scalar(value) : output.leaf(value), false)
         }
         // An object: attributes, then children grouped by name, then text.
         var textNode: Output.Node?
@@ -545,8 +552,10 @@ struct XMLBuilder<Output: XMLBuildOutput> {
                 textNode = output.leaf(try XMLMapping.scalar(t, shape: textShape.unwrapped, optional: frame.optional))
             }
         }
-        let slice = members[frame.membersStart...]
-        if hasRepeats(slice) {
+        let start = frame.membersStart
+        // The members are read in place (a slice of `members` would retain its buffer once per object).
+        if members.withUnsafeBufferPointer({ hasRepeats(UnsafeBufferPointer(rebasing: $0[start...])) }) {
+            let slice = members[start...]
             var order: [Int32] = []
             var groups: [Int32: [Member]] = [:]
             for m in slice {
@@ -567,7 +576,12 @@ struct XMLBuilder<Output: XMLBuildOutput> {
             }
             return (output.object(keys: keys, values: values, names: names), false)
         }
-        return (output.object(element: frame.name, members: slice, text: textNode, names: names), false)
+        let node = members.withUnsafeBufferPointer { all in
+            output.object(
+                element: frame.name, members: UnsafeBufferPointer(rebasing: all[start...]), text: textNode,
+                names: names)
+        }
+        return (node, false)
     }
 
     /// The value of the repeated siblings `group`: their items in one array.
@@ -586,9 +600,19 @@ struct XMLBuilder<Output: XMLBuildOutput> {
         return output.array(elements)
     }
 
-    private func hasRepeats(_ slice: ArraySlice<Member>) -> Bool {
+    private func hasRepeats(_ slice: UnsafeBufferPointer<Member>) -> Bool {
         let n = slice.count
         if n < 2 { return false }
+        // Names with ids below 64 (a document's usual names): one bit each.
+        var bits: UInt64 = 0
+        var k = slice.startIndex
+        while k < slice.endIndex, UInt32(bitPattern: slice[k].name) < 64 {
+            let bit = UInt64(1) << UInt64(slice[k].name)
+            if bits & bit != 0 { return true }
+            bits |= bit
+            k += 1
+        }
+        if k == slice.endIndex { return false }
         if n <= 16 {
             var i = slice.startIndex
             while i < slice.endIndex {

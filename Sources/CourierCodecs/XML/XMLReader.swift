@@ -139,7 +139,7 @@ struct XMLTreeOutput: XMLBuildOutput {
     }
 
     mutating func object(
-        element: Int32, members: ArraySlice<XMLMember<Value>>, text: Value?, names: [String]
+        element: Int32, members: UnsafeBufferPointer<XMLMember<Value>>, text: Value?, names: [String]
     ) -> Value {
         var values: [Value] = []
         values.reserveCapacity(members.count + 1)
@@ -153,7 +153,7 @@ struct XMLTreeOutput: XMLBuildOutput {
     /// (plus `#text`): the same array as the previous object of that element when the layout repeats, as
     /// it does in a list, so the objects share one `keys` buffer.
     private mutating func keys(
-        for element: Int32, _ members: ArraySlice<XMLMember<Value>>, text: Bool, names: [String]
+        for element: Int32, _ members: UnsafeBufferPointer<XMLMember<Value>>, text: Bool, names: [String]
     ) -> [String] {
         let index = Int(element)
         if index < layouts.count, let layout = layouts[index], layout.ids.count == members.count + (text ? 1 : 0) {

@@ -239,6 +239,13 @@ struct XMLTapeOutput: XMLBuildOutput {
         return moved
     }
 
+    /// Appends a scalar that is not an object.
+    mutating func scalar(_ value: consuming Value) -> Int32 {
+        nodes.append(XMLTape.Node(kind: XMLTape.Node.leaf, start: Int32(leaves.count), count: 0))
+        leaves.append(value)
+        return Int32(nodes.count - 1)
+    }
+
     mutating func leaf(_ value: consuming Value) -> Int32 {
         if case .object(let object) = value, object.isEmpty {
             nodes.append(XMLTape.Node(kind: XMLTape.Node.object, start: Int32(memberKeys.count), count: 0))
@@ -288,7 +295,7 @@ struct XMLTapeOutput: XMLBuildOutput {
 
     /// The members go straight to the member arrays (``node(of:)`` only adds nodes and items).
     mutating func object(
-        element: Int32, members: ArraySlice<XMLMember<Int32>>, text: Int32?, names: [String]
+        element: Int32, members: UnsafeBufferPointer<XMLMember<Int32>>, text: Int32?, names: [String]
     ) -> Int32 {
         let start = Int32(memberKeys.count)
         for m in members {
