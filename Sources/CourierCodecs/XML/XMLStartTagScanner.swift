@@ -232,6 +232,32 @@ enum XMLStartTagScanner {
         return true
     }
 
+    /// Whether a document is UTF-8 and none of its start tags can have a prefix, a namespace declaration or an
+    /// attribute: it starts with `<` (no byte order mark, not UTF-16 or UTF-32), declares no other encoding,
+    /// has no `:` at all, and no `=` after its XML declaration (whose pseudo-attributes are not attributes).
+    /// libxml2 can then read its tags without namespace processing (see ``XMLBuilder/readsPlainTags``). Text
+    /// holding either byte only costs the faster reading.
+    static func hasPlainTags(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // UTF-8 (or ASCII) as far as one can tell from the bytes: no byte order mark or wide `<` first, and no
+        // other encoding declared.
+        guard let base = bytes.baseAddress, bytes.count >= 2, bytes[0] == UInt8(ascii: "<"), bytes[1] != 0 else {
+            return false
+        }
+        if find(UInt8(ascii: ":"), base, from: 0, to: bytes.count) != nil { return false }
+        var start = 0
+        if starts(with: "<?xml", bytes, at: 0) {
+            guard let end = find(sequence: "?>", bytes, from: 5) else { return false }
+            let declaration = UnsafeBufferPointer(rebasing: bytes[0..<end])
+            if find(sequence: "encoding", declaration, from: 0) != nil,
+                find(sequence: "UTF-8", declaration, from: 0) == nil, find(sequence: "utf-8", declaration, from: 0) == nil
+            {
+                return false
+            }
+            start = end
+        }
+        return find(UInt8(ascii: "="), base, from: start, to: bytes.count) == nil
+    }
+
     /// Whether `sequence` occurs at most `limit` times in `bytes`.
     private static func occurs(_ sequence: StaticString, atMost limit: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var count = 0

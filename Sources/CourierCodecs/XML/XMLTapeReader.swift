@@ -32,8 +32,12 @@ enum XMLTapeReader {
         return try decoder.decode(T.self, from: XMLReader.read(data, shape: shape, limits: limits).value)
     }
 
-    /// The tape of `data`, or `nil` when the document needs the pivot (including every error).
-    static func read(_ data: Data, shape: ValueShape, limits: DecodingLimits, decoder: ValueDecoder) -> XMLTape? {
+    /// The tape of `data`, or `nil` when the document needs the pivot (including every error). `plainTags: false`
+    /// reads every document with namespace processing (for tests that compare; see
+    /// ``XMLBuilder/readsPlainTags``).
+    static func read(
+        _ data: Data, shape: ValueShape, limits: DecodingLimits, decoder: ValueDecoder, plainTags: Bool = true
+    ) -> XMLTape? {
         guard !data.isEmpty, data.count <= limits.maximumInputSize, data.count <= Int(Int32.max) else { return nil }
         XMLReader.initialize()
         return data.withUnsafeBytes { raw -> XMLTape? in
@@ -42,6 +46,7 @@ enum XMLTapeReader {
             }
             var builder = XMLBuilder(
                 output: XMLTapeOutput(reservingForBytes: raw.count), shape: shape, limits: limits)
+            builder.readsPlainTags = plainTags && XMLStartTagScanner.hasPlainTags(raw.bindMemory(to: UInt8.self))
             defer { builder.release() }
             let wellFormed = XMLParse.run(raw, into: &builder) == true
             builder.keepRegistry()
