@@ -13,16 +13,7 @@ import Testing
     typealias Outcome = XMLWholeInputTests.Outcome
 
     static func outcome(_ data: Data, shape: ValueShape?, guesses: Bool) -> Outcome {
-        do {
-            let (root, value) = try XMLReader.read(
-                data, shape: shape, limits: DecodingLimits(), guessesNames: guesses)
-            return .value(root, value)
-        } catch let error as CourierError {
-            return .failure(error.code, error.detail, error.context)
-        } catch {
-            Issue.record("not a CourierError: \(error)")
-            return .failure(.malformedInput, nil, .init())
-        }
+        XMLWholeInputTests.outcome(data, shape: shape, limits: DecodingLimits(), whole: true, guessesNames: guesses)
     }
 
     struct Inner: Codable, Equatable {
@@ -92,20 +83,13 @@ import Testing
     @Test func randomDocumentsReadAlike() {
         var random = SeededRandom(seed: 0x5EED_9E55)
         let names = ["a", "b", "item", "list", "p:a", "q:a", "p:item", "q:b"]
-        func element(_ depth: Int) -> String {
-            let name = names[random.below(names.count)]
-            var body = ""
-            if depth < 4, random.chance(60) {
-                for _ in 0..<random.below(5) { body += element(depth + 1) }
-            } else if random.chance(80) {
-                body = ["1", "x", "2.5", "", "true"][random.below(5)]
-            }
-            return "<\(name)>\(body)</\(name)>"
-        }
         var succeeded = 0
         for _ in 0..<400 {
             var xml = #"<r xmlns:p="urn:p" xmlns:q="urn:q">"#
-            for _ in 0..<random.below(6) { xml += element(0) }
+            for _ in 0..<random.below(6) {
+                xml += XMLTest.randomElement(
+                    &random, names: names, texts: ["1", "x", "2.5", "", "true"], depth: 4, nesting: 60, children: 5)
+            }
             succeeded += Self.check(xml + "</r>")
         }
         // Most documents read under no shape at least.

@@ -84,16 +84,6 @@ import Testing
     @Test func randomDocumentsReadAlikeAndDecodeAsThePivot() {
         var random = SeededRandom(seed: 0x91A1_7A65)
         let names = ["code", "message", "data", "users", "user", "id", "tags", "tag", "x"]
-        func element(_ depth: Int) -> String {
-            let name = names[random.below(names.count)]
-            var body = ""
-            if depth < 4, random.chance(55) {
-                for _ in 0..<random.below(4) { body += element(depth + 1) }
-            } else if random.chance(80) {
-                body = ["7", "ok", "", " 3 ", "&lt;"][random.below(5)]
-            }
-            return random.chance(10) ? "<\(name)/>" : "<\(name)>\(body)</\(name)>"
-        }
         struct Tiny: Codable, Equatable {
             var code: Int?
             var message: String?
@@ -102,7 +92,11 @@ import Testing
         var plainReads = 0
         for _ in 0..<300 {
             var xml = "<response>"
-            for _ in 0..<random.below(5) { xml += element(0) }
+            for _ in 0..<random.below(5) {
+                xml += XMLTest.randomElement(
+                    &random, names: names, texts: ["7", "ok", "", " 3 ", "&lt;"], depth: 4, nesting: 55, children: 4,
+                    emptyTags: true)
+            }
             let data = Data((xml + "</response>").utf8)
             if Self.check(data, shape: Self.shape) { plainReads += 1 }
             let typed = Result { try XMLCodec().decode(Tiny.self, from: data, hints: CodingHints(), decoder: ValueDecoder()) }

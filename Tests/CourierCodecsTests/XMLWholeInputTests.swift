@@ -15,13 +15,16 @@ import Testing
         case failure(CourierError.Code, String?, CourierError.Context)
     }
 
-    /// `reusesParser: false` reads on a parser context of its own (``XMLParserPoolTests``).
+    /// `reusesParser: false` reads on a parser context of its own (``XMLParserPoolTests``), `guessesNames: false`
+    /// looks every name up (``XMLNameGuessTests``).
     static func outcome(
-        _ data: Data, shape: ValueShape?, limits: DecodingLimits, whole: Bool, reusesParser: Bool = true
+        _ data: Data, shape: ValueShape?, limits: DecodingLimits, whole: Bool, reusesParser: Bool = true,
+        guessesNames: Bool = true
     ) -> Outcome {
         do {
             let (root, value) = try XMLReader.read(
-                data, shape: shape, limits: limits, marksWholeInput: whole, reusesParser: reusesParser)
+                data, shape: shape, limits: limits, marksWholeInput: whole, reusesParser: reusesParser,
+                guessesNames: guessesNames)
             return .value(root, value)
         } catch let error as CourierError {
             return .failure(error.code, error.detail, error.context)
