@@ -827,12 +827,12 @@ enum XMLParse {
     static func run<Output: XMLBuildOutput>(
         _ raw: UnsafeRawBufferPointer, into builder: inout XMLBuilder<Output>
     ) -> Bool? {
-        guard let slot = XMLParserPool.take(reading: raw, kept: builder.reusesParser, handler: makeHandler()) else {
+        guard let slot = XMLParserPool.take(reading: raw, kept: builder.reusesParser, handler: handler) else {
             return nil
         }
         let ctxt = slot.context
         if builder.readsPlainTags {
-            ctxt.pointee.sax.pointee = makePlainHandler()
+            ctxt.pointee.sax.pointee = plainHandler
             // libxml2 only ever turns SAX2 on (when a parse starts with a SAX2 handler): a context kept from a
             // namespace-processing parse still has it on.
             ctxt.pointee.sax2 = 0
@@ -849,7 +849,7 @@ enum XMLParse {
                 slot.nameIDs = builder.nameIDs
                 slot.namesToken = builder.registryToken
             }
-            if builder.readsPlainTags { ctxt.pointee.sax.pointee = makeHandler() }
+            if builder.readsPlainTags { ctxt.pointee.sax.pointee = handler }
             XMLParserPool.give(slot, reusable: reusable)
         }
         builder.context = ctxt
@@ -982,8 +982,14 @@ enum XMLParse {
         return sax
     }
 
-    /// ``makeHandler()`` with SAX1's start and end tags instead of SAX2's: libxml2 then reads tags without
+    /// The SAX handler every parser context starts with, made once. (`nonisolated(unsafe)`: a C struct of function
+    /// pointers that is never changed, only copied into parser contexts.)
+    nonisolated(unsafe) private static let handler = makeHandler()
+
+    /// ``handler`` with SAX1's start and end tags instead of SAX2's, made once: libxml2 then reads tags without
     /// namespace processing (``XMLBuilder/readsPlainTags``).
+    nonisolated(unsafe) private static let plainHandler = makePlainHandler()
+
     private static func makePlainHandler() -> xmlSAXHandler {
         var sax = makeHandler()
         // Not `XML_SAX2_MAGIC`: libxml2 takes the SAX1 element callbacks.
